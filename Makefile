@@ -1,0 +1,32 @@
+# The two commands a new user needs: `make demo` and `make test`.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test proto bots bench lint clean
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(PY) -m referee run tournaments/demo.toml
+
+test: $(STAMP)
+	$(VENV)/bin/lint-imports
+	$(PY) -m mypy
+	$(PY) -m pytest
+
+# Regenerate referee/_proto/ from protos/ (committed; a test fails when it is stale).
+proto: $(STAMP)
+	$(PY) -m referee.transport.protogen
+
+bench: $(STAMP)
+	$(PY) -m pip install --quiet -e '.[bench]'
+	$(PY) bench/run.py
+
+clean:
+	rm -rf $(VENV) results .pytest_cache .mypy_cache

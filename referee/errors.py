@@ -1,0 +1,37 @@
+"""The one exception hierarchy of the referee.
+
+Every error a user can cause (a bad config, a bad deal file, a bot that cannot be
+started) is a :class:`RefereeError`; the command line turns it into one line on
+stderr and exit code 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+
+class RefereeError(Exception):
+    """Base of every error the referee raises on purpose."""
+
+    exit_code = 2
+
+
+class ConfigError(RefereeError):
+    """A league config, rule option or deal file is invalid.
+
+    The message names the file, the key (or card) and what is expected.
+    """
+
+
+class IllegalAction(RefereeError):
+    """The rules engine rejected an action (rules.md R15); the game state is unchanged."""
+
+
+class BotError(RefereeError):
+    """A bot could not be started, reached or spoken to (used outside a game's fault policy)."""
+
+
+class SandboxError(RefereeError):
+    """The requested sandbox mode cannot run on this host."""
+
+
+class StoreError(RefereeError):
+    """The results store is missing, unreadable, or belongs to another config."""

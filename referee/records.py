@@ -1,0 +1,84 @@
+"""Game records: what the store keeps of a finished game, as plain JSON-able data.
+
+Pure. A record holds everything needed to replay the game exactly (DESIGN.md §2:
+seats, rules, seed, first dealer, deck order of every round, every action) and the
+evidence of every fault (DESIGN.md §5).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+FaultKind = Literal["startup", "protocol", "timeout", "malformed", "illegal", "crash"]
+FAULT_KINDS: tuple[FaultKind, ...] = ("startup", "protocol", "timeout", "malformed", "illegal", "crash")
+
+
+@dataclass(frozen=True)
+class FaultRecord:
+    """One fault: its kind, where it happened and the evidence.
+
+    ``decision`` is the game-wide 0-based decision number (None for startup faults);
+    ``request`` the request the bot was sent (JSON text of the protobuf, "" if none);
+    ``answer`` what it answered, or the gRPC status / exit code / signal; ``ms`` the
+    measured time of the decision; ``detail`` one line a student can act on.
+    """
+
+    kind: FaultKind
+    seat: int
+    bot: str
+    decision: int | None
+    detail: str
+    request: str = ""
+    answer: str = ""
+    ms: float | None = None
+
+
+@dataclass(frozen=True)
+class ActionRecord:
+    """One decision: ``action`` in text form ("AS", "trump H", "trump NT", "pass"),
+    ``ms`` the time the bot took (None for a seat played by the referee), and the fault
+    if the action is the fallback."""
+
+    seat: int
+    kind: str  # DecisionKind value
+    action: str
+    ms: float | None
+    fault: FaultKind | None = None
+
+
+@dataclass
+class GameRecord:
+    """A finished game. ``seats[i]`` is the bot name at seat i."""
+
+    game_id: str
+    league: str
+    fixture: int  # index in the schedule
+    table: tuple[str, ...]  # the table's bots, in the fixture's base order
+    deal: int  # deal number at this table
+    rotation: int  # seat rotation of this deal
+    seats: tuple[str, ...]
+    rules: dict[str, Any]
+    seed: int
+    first_dealer: int
+    decks: list[list[str]]  # per round, the 52 cards in deal order
+    actions: list[ActionRecord]
+    faults: list[FaultRecord]
+    placements: tuple[int, ...]
+    winner: int | None
+    knocked_out_round: tuple[int | None, ...]
+    forfeited: tuple[bool, ...]
+    rounds: list[dict[str, Any]] = field(default_factory=list)  # per-round summary: trump, chooser, trick winners, dogs, knock-outs
+    withdrawn: tuple[bool, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> GameRecord:
+        data = dict(data)
+        data["actions"] = [ActionRecord(**a) for a in data["actions"]]
+        data["faults"] = [FaultRecord(**f) for f in data["faults"]]
+        for key in ("table", "seats", "placements", "knocked_out_round", "forfeited", "withdrawn"):
+            data[key] = tuple(data.get(key, ()))
+        return cls(**data)

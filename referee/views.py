@@ -1,0 +1,207 @@
+"""What one seat may know, and the actions it may take (DESIGN.md §3).
+
+Pure data built by ``referee.game``; the transport turns a :class:`SeatView` into a
+request and nothing else. A SeatView holds the seat's own hand and public facts only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import Union
+
+from referee.cards import Card, Suit
+from referee.rules import Rules
+
+
+class SeatStatus(Enum):
+    """A seat's standing in the game (rules.md R17)."""
+
+    IN = "in"
+    DOG = "dog"  # in on the dog's life: one card this round (R17c, R18)
+    OUT = "out"  # knocked out
+
+
+class DecisionKind(Enum):
+    """What a seat is asked to decide."""
+
+    PLAY = "play"  # play a card to the current trick (a dog may also pass)
+    CHOOSE_TRUMP = "choose_trump"  # name trump for the round (R8)
+
+
+@dataclass(frozen=True, slots=True)
+class Play:
+    """Play ``card`` to the current trick."""
+
+    card: Card
+
+    def __str__(self) -> str:
+        return str(self.card)
+
+
+@dataclass(frozen=True, slots=True)
+class ChooseTrump:
+    """Name trump for the round; ``suit=None`` declares no trump (variant ``allow_no_trump``)."""
+
+    suit: Suit | None
+
+    def __str__(self) -> str:
+        return "trump " + (self.suit.letter if self.suit is not None else "NT")
+
+
+@dataclass(frozen=True, slots=True)
+class Pass:
+    """The dog's-life holder does not play its card on this trick (rules.md R18)."""
+
+    def __str__(self) -> str:
+        return "pass"
+
+
+Action = Union[Play, ChooseTrump, Pass]
+
+
+@dataclass(frozen=True, slots=True)
+class TrickPlay:
+    """One seat's turn in a trick: a card, or ``None`` for a dog's pass."""
+
+    seat: int
+    card: Card | None
+
+
+@dataclass(frozen=True, slots=True)
+class Trick:
+    """A trick: who led it, the plays in order, and (once complete) who won it (R13)."""
+
+    leader: int
+    plays: tuple[TrickPlay, ...]
+    winner: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SeatView:
+    """Everything seat ``seat`` may know when asked to decide (DESIGN.md §3).
+
+    ``trump`` is the trump suit, or None when it is not yet named or the round is
+    no-trump (then ``no_trump`` is True). ``turn_up`` is round 1's turned-up card (R7).
+    ``decision`` is what this seat is asked now (None if it is not this seat's turn)
+    and ``legal`` the actions it may take, in a fixed order (cards in deck order, then
+    pass; suits in suit order, then no trump).
+    """
+
+    game_id: str
+    seat: int
+    num_seats: int
+    rules: Rules
+    status: tuple[SeatStatus, ...]
+    dealer: int
+    round_number: int  # 1-based
+    hand_size: int  # cards dealt to a normal player this round (R3)
+    trump: Suit | None
+    no_trump: bool
+    turn_up: Card | None
+    trump_chooser: int | None  # who names trump this round (None in round 1)
+    hand: tuple[Card, ...]
+    current_trick: Trick | None
+    completed_tricks: tuple[Trick, ...]  # this round's
+    tricks_won: tuple[int, ...]  # this round, per seat
+    dog_life_used: bool
+    decision: DecisionKind | None
+    legal: tuple[Action, ...]
+
+    @property
+    def trick_number(self) -> int:
+        """1-based number of the trick being played."""
+        return len(self.completed_tricks) + 1
+
+    @property
+    def led_suit(self) -> Suit | None:
+        if self.current_trick is None:
+            return None
+        for play in self.current_trick.plays:
+            if play.card is not None:
+                return play.card.suit
+        return None
+
+
+def fallback_action(view: SeatView) -> Action:
+    """The deterministic move played for a faulting bot (DESIGN.md §5).
+
+    Play: the lowest legal card (by rank, then suit order); a dog plays its card rather
+    than pass. Trump: the suit the seat holds most of, ties by
+    suit order. Raises ValueError when the view asks nothing.
+    """
+    if view.decision is DecisionKind.CHOOSE_TRUMP:
+        counts = {suit: 0 for suit in Suit}
+        for card in view.hand:
+            counts[card.suit] += 1
+        best = max(Suit, key=lambda suit: (counts[suit], -suit.value))
+        return ChooseTrump(best)
+    cards = [action for action in view.legal if isinstance(action, Play)]
+    if cards:
+        return min(cards, key=lambda action: (action.card.rank, action.card.suit))
+    if view.legal:
+        return view.legal[0]
+    raise ValueError(f"seat {view.seat} has no decision to make")
+
+
+# --- public events (DESIGN.md §4: sent to each seat since its last request) ---------
+
+
+@dataclass(frozen=True, slots=True)
+class RoundStarted:
+    """A round was dealt (R3-R7). ``status`` is each seat's standing for this round."""
+
+    round_number: int
+    dealer: int
+    hand_size: int
+    status: tuple[SeatStatus, ...]
+    turn_up: Card | None  # round 1 only (R7)
+    trump_chooser: int | None  # rounds 2+ (R9, R10)
+
+
+@dataclass(frozen=True, slots=True)
+class TrumpChosen:
+    """Trump for the round: the turn-up's suit in round 1 (``seat`` None), else the chooser's."""
+
+    seat: int | None
+    suit: Suit | None  # None = no trump
+
+
+@dataclass(frozen=True, slots=True)
+class CardPlayed:
+    seat: int
+    card: Card
+
+
+@dataclass(frozen=True, slots=True)
+class Passed:
+    """A dog did not play on this trick (R18)."""
+
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class TrickWon:
+    seat: int
+    trick_number: int  # 1-based within the round
+
+
+@dataclass(frozen=True, slots=True)
+class RoundEnded:
+    """End of a round (R17): tricks per seat, who was knocked out, who got the dog's life,
+    and who forfeited (DESIGN.md §5: knocked out by the referee, not by play)."""
+
+    round_number: int
+    tricks_won: tuple[int, ...]
+    knocked_out: tuple[int, ...]
+    dogs: tuple[int, ...]
+    forfeited: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class GameEnded:
+    winner: int | None
+    placements: tuple[int, ...]
+
+
+Event = Union[RoundStarted, TrumpChosen, CardPlayed, Passed, TrickWon, RoundEnded, GameEnded]
