@@ -70,6 +70,7 @@ class GameRecord:
     forfeited: tuple[bool, ...]
     rounds: list[dict[str, Any]] = field(default_factory=list)  # per-round summary: trump, chooser, trick winners, dogs, knock-outs
     withdrawn: tuple[bool, ...] = ()
+    forfeits: list[tuple[int, int]] = field(default_factory=list)  # (action index, seat): the seat forfeited just before that action
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -79,6 +80,7 @@ class GameRecord:
         data = dict(data)
         data["actions"] = [ActionRecord(**a) for a in data["actions"]]
         data["faults"] = [FaultRecord(**f) for f in data["faults"]]
+        data["forfeits"] = [tuple(pair) for pair in data.get("forfeits", [])]
         for key in ("table", "seats", "placements", "knocked_out_round", "forfeited", "withdrawn"):
             data[key] = tuple(data.get(key, ()))
         return cls(**data)

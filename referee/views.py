@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Union
 
-from referee.cards import Card, Suit
+from referee.cards import Card, Suit, parse_card, parse_suit
+from referee.errors import ConfigError
 from referee.rules import Rules
 
 
@@ -58,6 +59,32 @@ class Pass:
 
 
 Action = Union[Play, ChooseTrump, Pass]
+
+def format_action(action: Action) -> str:
+    """Record text form of an action: ``"AS"``, ``"trump H"``, ``"trump NT"``, ``"pass"``."""
+    return str(action)
+
+
+def parse_action(text: str) -> Action:
+    """Inverse of :func:`format_action` (case-insensitive): ``"AS"`` -> Play(AS),
+    ``"trump H"`` -> ChooseTrump(HEARTS), ``"trump NT"`` -> ChooseTrump(None), ``"pass"`` -> Pass().
+
+    Raises ConfigError naming the bad text.
+    """
+    words = text.split()
+    if len(words) == 1 and words[0].lower() == "pass":
+        return Pass()
+    if len(words) == 2 and words[0].lower() == "trump":
+        if words[1].upper() == "NT":
+            return ChooseTrump(None)
+        if len(words[1]) == 1 and words[1].upper() in "SHDC":
+            return ChooseTrump(parse_suit(words[1]))
+    if len(words) == 1:
+        try:
+            return Play(parse_card(words[0]))
+        except ConfigError:
+            pass
+    raise ConfigError(f"bad action {text!r}: expected a card (e.g. 'AS'), 'trump S|H|D|C|NT' or 'pass'")
 
 
 @dataclass(frozen=True, slots=True)

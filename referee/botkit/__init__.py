@@ -1,0 +1,44 @@
+"""The Python bot kit: write a Knockout Whist bot in a few lines (DESIGN.md §4).
+
+    from referee.botkit import Bot, serve
+
+    class Lowest(Bot):
+        name = "lowest"
+        def play(self, view):
+            cards = legal_cards(view)
+            return min(cards, key=lambda card: card.rank) if cards else None
+
+    if __name__ == "__main__":
+        serve(Lowest())
+
+The kit answers Hello with ``referee.PROTOCOL_VERSION``, turns each request into a
+:class:`SeatView` (own hand, public facts, ``view.legal``) and the bot's answer into an
+``Action``. Helpers for common questions live in :mod:`referee.botkit.helpers`.
+"""
+
+from referee.botkit.bot import Bot, GameSummary
+from referee.botkit.helpers import can_pass, legal_cards, legal_suits, trick_winner, unseen_cards
+from referee.botkit.server import listen_address, serve, start
+from referee.cards import Card, Rank, Suit
+from referee.views import DecisionKind, Event, SeatStatus, SeatView, Trick
+
+__all__ = [
+    "Bot",
+    "Card",
+    "DecisionKind",
+    "Event",
+    "GameSummary",
+    "Rank",
+    "SeatStatus",
+    "SeatView",
+    "Suit",
+    "Trick",
+    "can_pass",
+    "legal_cards",
+    "legal_suits",
+    "listen_address",
+    "serve",
+    "start",
+    "trick_winner",
+    "unseen_cards",
+]

@@ -1,0 +1,55 @@
+"""The base class of a Python bot (DESIGN.md §4), and the game summary it is told.
+
+Subclass :class:`Bot`, set ``name`` and ``author``, implement :meth:`Bot.play` (and
+usually :meth:`Bot.choose_trump`), then call :func:`referee.botkit.serve`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from referee.cards import Card, Suit
+from referee.views import Event, SeatView
+
+
+@dataclass(frozen=True)
+class GameSummary:
+    """The public result of a game: ``placements[seat]`` is 1 for the winner, seats
+    knocked out in the same round share a place (rules.md R21); ``seat`` is this bot's."""
+
+    game_id: str
+    seat: int
+    placements: tuple[int, ...]
+    winner: int | None
+
+
+class Bot:
+    """A Knockout Whist bot. Every decision gets the full :class:`SeatView` (own hand and
+    public facts, ``view.legal`` the legal actions), so a bot may keep no state at all.
+
+    ``concurrent``: when False (default) the kit calls the bot's methods one at a time,
+    even if the referee interleaves games on this process; set True only if the methods
+    are thread-safe (then keep per-game state keyed by ``view.game_id``).
+    """
+
+    name: str = "python-bot"
+    author: str = ""
+    concurrent: bool = False
+
+    def play(self, view: SeatView) -> Card | None:
+        """Return the card to play to the current trick (one of ``view.legal``), or None to
+        pass: only a dog may pass, never on the last trick (rules.md R18)."""
+        raise NotImplementedError(f"{type(self).__name__}.play is not implemented")
+
+    def choose_trump(self, view: SeatView) -> Suit | None:
+        """Return the trump suit for this round (rules.md R8), or None for no trump (only
+        when ``view.rules.allow_no_trump``). Default: the suit held most, ties by suit order."""
+        return max(Suit, key=lambda suit: (sum(card.suit is suit for card in view.hand), -suit.value))
+
+    def observe(self, view: SeatView, events: Sequence[Event]) -> None:
+        """Called before :meth:`play` / :meth:`choose_trump` with the public events since
+        this seat's previous request (cards played, tricks won, rounds ended...). Default: ignore."""
+
+    def game_over(self, summary: GameSummary) -> None:
+        """Called once a game ends. Default: ignore."""

@@ -1,0 +1,107 @@
+"""``referee play BOT...``: a quick match at one table, with a trick-by-trick trace."""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+from pathlib import Path
+
+import trio
+from rich.console import Console
+
+from referee.cli.botspec import SAMPLE_BOTS, parse_bots
+from referee.cli.setup import shutdown_guard
+from referee.config import rules_from_options
+from referee.errors import ConfigError
+from referee.faults import FaultPolicy
+from referee.league import LeagueSpec, play_fixture
+from referee.pool import BotPool
+from referee.report.live import placement_line
+from referee.report.standings_table import print_standings
+from referee.report.trace import print_trace
+from referee.sandbox import SandboxSettings, resolve_mode
+from referee.schedule import Fixture
+from referee.standings import compute_standings
+from referee.store import ResultsStore
+from referee.timecontrol import TimeControl
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = sub.add_parser(
+        "play",
+        help="a quick match of 2-7 bots at one table",
+        description=f"Bots: a sample bot ({', '.join(SAMPLE_BOTS)}), a command ('python mybot.py'), "
+        "NAME=COMMAND, or the address of a running bot (host:port, unix:/path).",
+    )
+    parser.add_argument("bots", nargs="+", metavar="BOT")
+    parser.add_argument("--games", type=int, default=1, help="games to play; seats rotate every game (default 1)")
+    parser.add_argument("--seed", type=int, default=1, help="seed of the deals (default 1)")
+    parser.add_argument("--trace", action="store_true", help="print every game trick by trick")
+    parser.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE", help="a rule variant (rules.md §2); repeatable")
+    parser.add_argument("--move-ms", type=int, default=1000, help="time limit per decision in ms (default 1000)")
+    parser.add_argument("--sandbox", choices=("auto", "bwrap", "rlimits", "none"), default="auto")
+    parser.add_argument("--results", type=Path, default=Path("results/play.sqlite"), help="where the games are stored (replaced)")
+    parser.set_defaults(handler=run)
+
+
+def game_seed(seed: int, game: int) -> int:
+    return int.from_bytes(hashlib.sha256(f"play:{seed}:{game}".encode()).digest()[:8], "big")
+
+
+def run(args: argparse.Namespace) -> int:
+    console = Console(highlight=False)
+    bots = parse_bots(args.bots)
+    if not 2 <= len(bots) <= 7:
+        raise ConfigError(f"play: {len(bots)} bots given; a table seats 2-7")
+    if args.games < 1:
+        raise ConfigError("play: --games must be at least 1")
+    rules = rules_from_options(args.rule)
+    rules.check_players(len(bots))
+    settings = SandboxSettings(mode=args.sandbox)
+    mode, warning = resolve_mode(settings)
+    if warning:
+        console.print(f"[yellow]{warning}[/]")
+    args.results.parent.mkdir(parents=True, exist_ok=True)
+    args.results.unlink(missing_ok=True)
+    store = ResultsStore.open(args.results, league="play", fingerprint="play", config_text="", resume=False)
+    spec = LeagueSpec(
+        name="play",
+        bots=bots,
+        rules=rules,
+        time=TimeControl(move_ms=args.move_ms),
+        faults=FaultPolicy(),
+        sandbox=SandboxSettings(mode=mode),  # type: ignore[arg-type]
+        concurrency=1,
+        run_dir=args.results.with_suffix(""),
+    )
+    names = tuple(bot.name for bot in bots)
+    first_dealer = game_seed(args.seed, -1) % len(names)
+
+    async def play_all() -> None:
+        async with BotPool(spec.bots, run_dir=spec.run_dir, sandbox=spec.sandbox, time=spec.time, max_restarts=3) as pool:
+            for number in range(args.games):
+                rotation = number % len(names)
+                seats = names[-rotation:] + names[:-rotation] if rotation else names
+                fixture = Fixture(
+                    index=number,
+                    table=names,
+                    deal=number // len(names),
+                    rotation=rotation,
+                    seats=seats,
+                    seed=game_seed(args.seed, number // len(names)),
+                    first_dealer=first_dealer,
+                    game_id=f"play-{number + 1}",
+                )
+                record = await play_fixture(spec, pool, fixture)
+                store.save_game(record)
+                if args.trace:
+                    print_trace(console, record)
+                else:
+                    console.print(placement_line(record), markup=False)
+
+    with shutdown_guard(console, store):
+        trio.run(play_all)
+    if args.games > 1:
+        print_standings(console, compute_standings(store.records(), bots=list(names)), title="Standings", rules_line=f"rules: {rules.summary()}")
+    console.print(f"games stored in {args.results}: replay one with  referee replay {args.results} play-1 --seat 0")
+    return 0

@@ -1,0 +1,40 @@
+"""``referee standings RESULTS``: the standings recomputed from a results store."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+from pathlib import Path
+
+from rich.console import Console
+
+from referee.report.standings_table import print_standings
+from referee.rules import Rules
+from referee.standings import compute_standings
+from referee.store import ResultsStore
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = sub.add_parser("standings", help="print the standings of a results file")
+    parser.add_argument("results", type=Path, help="results/<league>.sqlite")
+    parser.add_argument("--format", choices=("table", "json", "csv"), default="table")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    store = ResultsStore.open_existing(args.results)
+    records = list(store.records())
+    standings = compute_standings(records)
+    if args.format == "json":
+        print(json.dumps(standings.to_json(), indent=2))
+    elif args.format == "csv":
+        writer = csv.writer(sys.stdout)
+        for row in standings.csv_rows():
+            writer.writerow(row)
+    else:
+        rules = Rules.from_dict(records[0].rules).summary() if records else None
+        meta = store.meta()
+        print_standings(Console(highlight=False), standings, title=f"Standings — {meta.get('league', '')}", rules_line=f"rules: {rules}" if rules else None)
+    return 0

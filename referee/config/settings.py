@@ -1,0 +1,157 @@
+"""The validated settings of a league: plain frozen dataclasses (DESIGN.md §1, §5-§7).
+
+Built by :func:`referee.config.load_config`; nothing here reads files. Paths in a config
+resolve relative to the current working directory (run the referee from the repository
+root).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path, PurePath
+from typing import TYPE_CHECKING, Literal
+
+from referee.faults import FaultPolicy
+from referee.rules import Rules
+from referee.timecontrol import TimeControl
+
+if TYPE_CHECKING:
+    from referee.sandbox import SandboxSettings
+
+Format = Literal["round_robin", "gauntlet"]
+SandboxMode = Literal["auto", "bwrap", "rlimits", "none"]
+
+
+@dataclass(frozen=True)
+class LeagueSettings:
+    """The ``[league]`` section. ``results`` is the SQLite results file (default
+    ``results/<name>.sqlite``); ``challengers`` is empty unless ``format == "gauntlet"``."""
+
+    name: str
+    seed: int
+    table_size: int  # 2-7, at most the number of bots (rules.md R1)
+    deals: int  # deals per table; each replayed with every rotation of the seats
+    concurrency: int  # tables played at once
+    results: Path
+    format: Format
+    challengers: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class SandboxSection:
+    """The ``[sandbox]`` section (sandbox.md). Sizes: memory, file size and /tmp in MiB,
+    output in KiB per stream; ``cpu_seconds`` is the RLIMIT_CPU backstop in s."""
+
+    mode: SandboxMode = "auto"
+    memory_mb: int = 512
+    pids: int = 64
+    cpus: float = 1.0
+    cpu_seconds: int = 3600
+    open_files: int = 256
+    file_size_mb: int = 64
+    tmp_mb: int = 16
+    output_kb: int = 64
+    ro_paths: tuple[str, ...] = ()
+
+    def to_settings(self) -> SandboxSettings:
+        """The same fields as a :class:`referee.sandbox.SandboxSettings` (imported lazily:
+        the config stays a leaf module)."""
+        from referee.sandbox import SandboxSettings
+
+        return SandboxSettings(
+            mode=self.mode,
+            memory_mb=self.memory_mb,
+            pids=self.pids,
+            cpus=self.cpus,
+            cpu_seconds=self.cpu_seconds,
+            open_files=self.open_files,
+            file_size_mb=self.file_size_mb,
+            tmp_mb=self.tmp_mb,
+            output_kb=self.output_kb,
+            ro_paths=self.ro_paths,
+        )
+
+
+@dataclass(frozen=True)
+class BotSpec:
+    """One ``[[bots]]`` entry: exactly one of ``command`` (a process we start and sandbox)
+    and ``address`` (``host:port`` or ``unix:/path``, a bot running elsewhere) is set.
+
+    ``dir`` is the bot's own directory, absolute (``.`` for a remote bot); the command
+    runs there, so :func:`referee.config.load_config` has made absolute every relative
+    path of ``command`` that it found under the current directory."""
+
+    name: str
+    command: tuple[str, ...]
+    address: str | None
+    dir: Path
+    ro_paths: tuple[str, ...] = ()
+
+    @property
+    def remote(self) -> bool:
+        """True for a bot given by address: not started, not sandboxed by us."""
+        return self.address is not None
+
+
+def default_bot_dir(command: tuple[str, ...]) -> Path:
+    """The directory of the script a command runs: the first argument after the program
+    that is not an option and looks like a path (has a ``/`` or a suffix), else the
+    program's own directory, else ``.``.
+
+    ``("python", "sample_bots/python/heuristic_bot.py")`` -> ``sample_bots/python``.
+    """
+    for part in command[1:]:
+        if part.startswith("-"):
+            continue
+        if "/" in part or PurePath(part).suffix:
+            return Path(part).parent
+    if command and "/" in command[0]:
+        return Path(command[0]).parent
+    return Path(".")
+
+
+@dataclass(frozen=True)
+class LeagueConfig:
+    """A validated league config.
+
+    ``source`` is the file, ``text`` its raw text (stored with the results), and
+    ``fingerprint`` the sha256 (hex) of a canonical JSON of everything that shapes the
+    results (all of it but ``league.concurrency`` and ``league.results``); ``referee run
+    --resume`` refuses a store whose fingerprint differs.
+    """
+
+    league: LeagueSettings
+    rules: Rules
+    time: TimeControl
+    faults: FaultPolicy
+    sandbox: SandboxSection
+    bots: tuple[BotSpec, ...]
+    source: Path
+    text: str
+    fingerprint: str
+
+    @property
+    def bot_names(self) -> list[str]:
+        return [bot.name for bot in self.bots]
+
+    @property
+    def remote_bots(self) -> frozenset[str]:
+        """Names of the bots given by address."""
+        return frozenset(bot.name for bot in self.bots if bot.remote)
+
+    def bot(self, name: str) -> BotSpec:
+        """The bot called ``name``; KeyError when there is none."""
+        for bot in self.bots:
+            if bot.name == name:
+                return bot
+        raise KeyError(name)
+
+    def time_control(self) -> TimeControl:
+        return self.time
+
+    def fault_policy(self) -> FaultPolicy:
+        return self.faults
+
+    def sandbox_settings(self) -> SandboxSettings:
+        """``self.sandbox`` as :class:`referee.sandbox.SandboxSettings`."""
+        return self.sandbox.to_settings()

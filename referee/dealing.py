@@ -1,0 +1,115 @@
+"""Decks and dealing (rules.md R3-R7): seeded shuffles, deck checks, who gets which card.
+
+Pure: no I/O, no clock. Randomness only from ``random.Random`` seeded by a string that
+names its purpose and round, so fixing the deck of one round leaves every other
+round's deck unchanged.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+
+from referee.cards import CARDS, Card
+from referee.errors import ConfigError
+from referee.views import SeatStatus
+
+CARD_INDEX: dict[Card, int] = {card: index for index, card in enumerate(CARDS)}
+"""Card -> position in canonical deck order (``referee.cards.CARDS``)."""
+
+
+def shuffled_deck(seed: int, round_number: int) -> tuple[Card, ...]:
+    """The 52 cards of round ``round_number`` (1-based), shuffled from ``seed`` alone (rules.md R3).
+
+    A uniform shuffle by sorting on random keys (faster than ``Random.shuffle`` in Python).
+    """
+    draw = random.Random(f"{seed}:deck:{round_number}").random
+    keys = [draw() for _ in CARDS]
+    return tuple(map(CARDS.__getitem__, sorted(range(len(CARDS)), key=keys.__getitem__)))
+
+
+def draw_first_dealer(seed: int, num_seats: int) -> int:
+    """The first dealer, 0..num_seats-1, drawn from ``seed`` (rules.md R4)."""
+    return random.Random(f"{seed}:dealer").randrange(num_seats)
+
+
+def check_deck(round_number: int, deck: Sequence[Card]) -> tuple[Card, ...]:
+    """Return ``deck`` as a tuple of canonical cards if it is a permutation of the 52 cards.
+
+    Raises ConfigError naming the round and the first duplicate, missing or unknown card.
+    """
+    where = f"deck for round {round_number}"
+    result: list[Card] = []
+    seen: set[Card] = set()
+    for position, item in enumerate(deck):
+        try:
+            card = CARDS[CARD_INDEX[item]]
+        except (KeyError, TypeError):
+            raise ConfigError(f"{where}: position {position} holds {item!r}, which is not a card") from None
+        if card in seen:
+            raise ConfigError(f"{where}: card {card} appears twice (again at position {position})")
+        seen.add(card)
+        result.append(card)
+    if len(result) != len(CARDS):
+        missing = " ".join(str(card) for card in CARDS if card not in seen)
+        raise ConfigError(f"{where}: has {len(result)} cards, expected 52; missing {missing}")
+    return tuple(result)
+
+
+def check_decks(decks: Mapping[int, Sequence[Card]] | None) -> dict[int, tuple[Card, ...]]:
+    """Validate every fixed deck (round number -> 52 cards in deal order). Raises ConfigError."""
+    if not decks:
+        return {}
+    checked: dict[int, tuple[Card, ...]] = {}
+    for round_number, deck in decks.items():
+        if not isinstance(round_number, int) or round_number < 1:
+            raise ConfigError(f"decks: round number {round_number!r} must be an integer >= 1")
+        checked[round_number] = check_deck(round_number, deck)
+    return checked
+
+
+def next_in(seat: int, status: Sequence[SeatStatus]) -> int:
+    """The next seat clockwise from ``seat`` that is still in (rules.md notation "left of").
+
+    Raises ValueError when no seat is in.
+    """
+    num_seats = len(status)
+    for step in range(1, num_seats + 1):
+        candidate = (seat + step) % num_seats
+        if status[candidate] is not SeatStatus.OUT:
+            return candidate
+    raise ValueError("no seat is still in")
+
+
+def deal_order(dealer: int, status: Sequence[SeatStatus], hand_size: int) -> list[int]:
+    """Recipient seat of each deck position, in order (rules.md R6).
+
+    One card at a time clockwise starting left of ``dealer``, to seats still in; a dog gets
+    one card on the first pass only. ``len(result)`` is the number of cards dealt.
+    """
+    num_seats = len(status)
+    seats = [(dealer + step) % num_seats for step in range(1, num_seats + 1)]
+    seats = [seat for seat in seats if status[seat] is not SeatStatus.OUT]
+    order: list[int] = []
+    for pass_number in range(hand_size):
+        for seat in seats:
+            if pass_number == 0 or status[seat] is not SeatStatus.DOG:
+                order.append(seat)
+    return order
+
+
+def deal(
+    deck: Sequence[Card], dealer: int, status: Sequence[SeatStatus], hand_size: int
+) -> tuple[list[list[Card]], int]:
+    """Deal ``deck`` (rules.md R6): per seat its cards in canonical order, and the number dealt.
+
+    Seats out get an empty hand. The caller guarantees the deal fits the deck
+    (``Rules.check_players``: players x size <= 51).
+    """
+    hands: list[list[Card]] = [[] for _ in status]
+    order = deal_order(dealer, status, hand_size)
+    for position, seat in enumerate(order):
+        hands[seat].append(deck[position])
+    for hand in hands:
+        hand.sort(key=CARD_INDEX.__getitem__)
+    return hands, len(order)

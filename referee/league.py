@@ -1,0 +1,122 @@
+"""A league night under trio: fixtures run concurrently, each finished game stored at once.
+
+The pool starts and reuses bot processes; the store keeps every finished game in its own
+transaction, so an interrupted league loses only the games in progress (DESIGN.md §7).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+import trio
+
+from referee.faults import FaultPolicy
+from referee.game import Game
+from referee.gamelog import build_record
+from referee.match import Player, play_match
+from referee.pool import BotEntry, BotPool, Lease, StartFailure
+from referee.records import FaultRecord, GameRecord
+from referee.rules import Rules
+from referee.sandbox import SandboxSettings
+from referee.schedule import Fixture
+from referee.store import ResultsStore
+from referee.timecontrol import TimeControl
+
+
+class Reporter(Protocol):
+    """What the league tells the screen (``referee.report`` implements it)."""
+
+    def game_started(self, fixture: Fixture) -> None: ...
+    def game_finished(self, record: GameRecord) -> None: ...
+
+
+@dataclass(frozen=True)
+class LeagueSpec:
+    """Everything the runner needs, already validated (built from a config by the CLI)."""
+
+    name: str
+    bots: tuple[BotEntry, ...]
+    rules: Rules
+    time: TimeControl
+    faults: FaultPolicy
+    sandbox: SandboxSettings
+    concurrency: int
+    run_dir: Path  # per-bot logs and private directories live here
+
+
+async def run_league(spec: LeagueSpec, fixtures: Sequence[Fixture], store: ResultsStore, reporter: Reporter) -> None:
+    """Play every fixture not yet in ``store``, up to ``spec.concurrency`` at once.
+
+    Bot faults never stop the league. Cancellation (Ctrl-C) kills every bot process;
+    games already stored stay stored.
+    """
+    done = store.finished_game_ids()
+    todo = [fixture for fixture in fixtures if fixture.game_id not in done]
+    send, receive = trio.open_memory_channel[Fixture](len(todo) or 1)
+    for fixture in todo:
+        send.send_nowait(fixture)
+    send.close()
+    async with BotPool(
+        spec.bots, run_dir=spec.run_dir, sandbox=spec.sandbox, time=spec.time, max_restarts=spec.faults.max_restarts
+    ) as pool:
+        async with trio.open_nursery() as nursery:
+            for _ in range(max(1, min(spec.concurrency, len(todo)))):
+                nursery.start_soon(_worker, spec, pool, receive.clone(), store, reporter)
+        receive.close()
+
+
+async def _worker(
+    spec: LeagueSpec,
+    pool: BotPool,
+    fixtures: trio.MemoryReceiveChannel[Fixture],
+    store: ResultsStore,
+    reporter: Reporter,
+) -> None:
+    async with fixtures:
+        async for fixture in fixtures:
+            reporter.game_started(fixture)
+            record = await play_fixture(spec, pool, fixture)
+            store.save_game(record)
+            reporter.game_finished(record)
+
+
+async def play_fixture(spec: LeagueSpec, pool: BotPool, fixture: Fixture) -> GameRecord:
+    """Seat the fixture's bots, play the game, return its record (not yet stored)."""
+    players: list[Player | None] = []
+    startup_faults: list[FaultRecord] = []
+    leases: list[Lease | None] = []
+    withdrawn: list[bool] = []
+    for seat, name in enumerate(fixture.seats):
+        got = await pool.acquire(name)
+        if isinstance(got, StartFailure):
+            startup_faults.append(FaultRecord(got.kind, seat, name, None, got.detail))
+            got = None
+        withdrawn.append(got is None and pool.is_withdrawn(name))
+        leases.append(got)
+        players.append(got)
+    game = Game(len(fixture.seats), spec.rules, fixture.seed, game_id=fixture.game_id, first_dealer=fixture.first_dealer)
+    crashed_seats: set[int] = set(range(len(leases)))  # if the game is cancelled, start afresh
+    try:
+        result = await play_match(game, players, spec.time, spec.faults, startup_faults=startup_faults)
+        crashed_seats = result.crashed
+    finally:
+        for seat, lease in enumerate(leases):
+            if lease is not None:
+                pool.release(lease, crashed=seat in crashed_seats)
+    return build_record(
+        game,
+        league=spec.name,
+        fixture=fixture.index,
+        table=fixture.table,
+        deal=fixture.deal,
+        rotation=fixture.rotation,
+        seats=fixture.seats,
+        seed=fixture.seed,
+        actions=result.actions,
+        faults=result.faults,
+        withdrawn=withdrawn,
+        forfeits=result.forfeits,
+    )

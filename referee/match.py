@@ -1,0 +1,173 @@
+"""One game under trio: ask each seat's bot, enforce the time control, turn bot faults
+into records and fallback moves (DESIGN.md §5).
+
+The order of checks for a decision: the transport's own verdict (crash, malformed, a gRPC
+deadline), then the referee's clock (timeout, before legality), then legality.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+import trio
+
+from referee.faults import FaultPolicy
+from referee.game import Game
+from referee.records import ActionRecord, FaultKind, FaultRecord
+from referee.timecontrol import SeatClock, TimeControl
+from referee.transport.replies import Reply
+from referee.views import Action, Event, SeatView, fallback_action, format_action
+
+
+class Player(Protocol):
+    """A bot at a seat, as the match sees it (``referee.pool.Lease`` in a league)."""
+
+    name: str
+
+    async def decide(
+        self,
+        view: SeatView,
+        events: Sequence[Event],
+        decision_number: int,
+        time_left_ms: int,
+        bank_left_ms: int,
+        deadline_s: float | None,
+    ) -> Reply: ...
+
+    async def game_over(self, game_id: str, seat: int, placements: Sequence[int], winner: int | None) -> None: ...
+
+    def exit_detail(self) -> str | None:
+        """Why the bot's process ended, or None while it runs (or for a remote bot)."""
+        ...
+
+
+Trace = Callable[[int, SeatView, Reply | None, Action], None]
+
+
+@dataclass
+class SeatState:
+    """What the match tracks for one seat: its clock, its faults, whether a bot still plays it."""
+
+    clock: SeatClock
+    events_sent: int = 0
+    faults: int = 0
+    crashed: bool = False
+    forfeited_round: int | None = None
+
+
+@dataclass
+class MatchResult:
+    actions: list[ActionRecord] = field(default_factory=list)
+    faults: list[FaultRecord] = field(default_factory=list)
+    crashed: set[int] = field(default_factory=set)  # seats whose bot died in this game
+    forfeits: list[tuple[int, int]] = field(default_factory=list)  # (decision number, seat): forfeited before that decision
+
+
+async def play_match(
+    game: Game,
+    players: Sequence[Player | None],
+    time: TimeControl,
+    policy: FaultPolicy,
+    *,
+    startup_faults: Sequence[FaultRecord] = (),
+    trace: Trace | None = None,
+    on_decision: Callable[[], Awaitable[None]] | None = None,
+) -> MatchResult:
+    """Play ``game`` to its end. ``players[seat]`` None: the referee plays the fallback for
+    that seat (a bot that failed to start or is withdrawn). Faults already recorded before
+    the game (``startup_faults``) count towards ``policy.forfeit_after``.
+
+    Never raises for a bot's misbehaviour; raises only on the referee's own bugs.
+    """
+    result = MatchResult(faults=list(startup_faults))
+    seats = [SeatState(time.clock()) for _ in players]
+    for startup in startup_faults:
+        seats[startup.seat].faults += 1
+    for seat, player in enumerate(players):
+        if player is None:
+            seats[seat].crashed = True
+    decision = 0
+    while not game.over:
+        to_act = game.to_act
+        assert to_act is not None
+        seat = to_act
+        state = seats[seat]
+        view = game.view(seat)
+        if state.faults >= policy.forfeit_after and state.forfeited_round != view.round_number:
+            game.forfeit(seat)
+            result.forfeits.append((decision, seat))
+            state.forfeited_round = view.round_number
+            view = game.view(seat)
+        player = players[seat]
+        if player is None or state.crashed or state.forfeited_round is not None:
+            action = fallback_action(view)
+            result.actions.append(ActionRecord(seat, view.decision.value if view.decision else "", format_action(action), None))
+            reply = None
+        else:
+            events = game.events[state.events_sent :]
+            state.events_sent = len(game.events)
+            reply = await player.decide(
+                view,
+                events,
+                decision,
+                time_left_ms=0 if time.unlimited else time.move_ms,
+                bank_left_ms=0 if time.unlimited else int(state.clock.bank_left_ms),
+                deadline_s=state.clock.deadline_s,
+            )
+            action, fault = _judge(view, reply, state.clock, time)
+            if fault is not None:
+                kind, detail = fault
+                if kind == "crash":
+                    state.crashed = True
+                    result.crashed.add(seat)
+                    exit_detail = player.exit_detail()
+                    if exit_detail:
+                        detail = f"{detail}; {exit_detail}"
+                state.faults += 1
+                result.faults.append(
+                    FaultRecord(kind, seat, player.name, decision, detail, reply.request_json, reply.answer, round(reply.ms, 3))
+                )
+                action = fallback_action(view)
+            result.actions.append(
+                ActionRecord(seat, view.decision.value if view.decision else "", format_action(action), round(reply.ms, 3), fault[0] if fault else None)
+            )
+            if state.faults >= policy.forfeit_after and state.forfeited_round is None:
+                game.forfeit(seat)
+                result.forfeits.append((decision, seat))
+                state.forfeited_round = view.round_number
+        if trace is not None:
+            trace(seat, view, reply, action)
+        game.apply(seat, action)
+        decision += 1
+        if on_decision is not None:
+            await on_decision()
+    await _announce_result(game, players)
+    return result
+
+
+def _judge(view: SeatView, reply: Reply, clock: SeatClock, time: TimeControl) -> tuple[Action, tuple[FaultKind, str] | None]:
+    """-> (the bot's action, or a placeholder when faulted; the fault kind and detail)."""
+    if reply.fault is not None:
+        return view.legal[0], (reply.fault, reply.detail)
+    if clock.settle(reply.ms):
+        limit = time.move_ms + time.grace_ms
+        return view.legal[0], ("timeout", f"answered in {reply.ms:.0f} ms; the limit was {time.move_ms} ms (+{limit - time.move_ms} ms grace) and the bank was empty")
+    action = reply.action
+    assert action is not None
+    if action not in view.legal:
+        legal = " ".join(format_action(a) for a in view.legal)
+        return action, ("illegal", f"{format_action(action)} is not legal here; legal: {legal}")
+    return action, None
+
+
+async def _announce_result(game: Game, players: Sequence[Player | None]) -> None:
+    """Send GameOver to every live bot at once; a bot may ignore it."""
+    outcome = game.outcome
+    if outcome is None:
+        return
+    async with trio.open_nursery() as nursery:
+        for seat, player in enumerate(players):
+            if player is not None:
+                nursery.start_soon(player.game_over, game.game_id, seat, outcome.placements, outcome.winner)

@@ -1,0 +1,225 @@
+"""Bot processes for a league: started once, reused across games, restarted after a
+crash, withdrawn after too many restarts, killed at the end (DESIGN.md §6).
+
+One pool per league. A bot given by command gets one process per seat it holds at once;
+a bot given by address (remote) is one shared connection that we neither start nor kill.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from referee.errors import BotError
+from referee.records import FaultKind
+from referee.sandbox import BotProcess, SandboxSettings, launch
+from referee.timecontrol import TimeControl
+from referee.transport.client import BotClient, HelloInfo, ProtocolMismatch, Reply
+from referee.views import Event, SeatView
+
+
+@dataclass(frozen=True)
+class BotEntry:
+    """A bot of the league: exactly one of ``command`` and ``address`` is set."""
+
+    name: str
+    command: tuple[str, ...] = ()
+    address: str | None = None
+    directory: Path = Path(".")
+    ro_paths: tuple[str, ...] = ()
+
+    @property
+    def remote(self) -> bool:
+        return self.address is not None
+
+
+@dataclass
+class Lease:
+    """One bot process (or remote connection) serving one seat of one game; a match Player."""
+
+    name: str
+    client: BotClient
+    process: BotProcess | None
+    hello: HelloInfo
+
+    async def decide(
+        self,
+        view: SeatView,
+        events: Sequence[Event],
+        decision_number: int,
+        time_left_ms: int,
+        bank_left_ms: int,
+        deadline_s: float | None,
+    ) -> Reply:
+        return await self.client.decide(view, events, decision_number, time_left_ms, bank_left_ms, deadline_s)
+
+    async def game_over(self, game_id: str, seat: int, placements: Sequence[int], winner: int | None) -> None:
+        if self.exit_detail() is None:
+            await self.client.game_over(game_id, seat, placements, winner, timeout_s=1.0)
+
+    def exit_detail(self) -> str | None:
+        if self.process is None:
+            return None
+        return self.process.exit_detail()
+
+
+@dataclass(frozen=True)
+class StartFailure:
+    """Why a bot could not take its seat: a ``startup`` or ``protocol`` fault."""
+
+    kind: FaultKind
+    detail: str
+
+
+@dataclass
+class _BotSlots:
+    entry: BotEntry
+    idle: list[Lease] = field(default_factory=list)
+    starts: int = 0
+    failures: int = 0  # restarts after a crash or a failed start
+    withdrawn: bool = False
+    shared: Lease | None = None  # remote bots
+
+
+class BotPool:
+    """Leases bot processes to games. Use as ``async with BotPool(...) as pool``."""
+
+    def __init__(
+        self,
+        bots: Sequence[BotEntry],
+        *,
+        run_dir: Path,
+        sandbox: SandboxSettings,
+        time: TimeControl,
+        max_restarts: int,
+    ) -> None:
+        self._bots = {bot.name: _BotSlots(bot) for bot in bots}
+        self._run_dir = run_dir
+        self._sandbox = sandbox
+        self._time = time
+        self._max_restarts = max_restarts
+        self._live: list[Lease] = []
+        self._slot = 0
+
+    async def __aenter__(self) -> BotPool:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        self.close()
+
+    def withdrawn(self) -> set[str]:
+        return {name for name, slots in self._bots.items() if slots.withdrawn}
+
+    def is_withdrawn(self, name: str) -> bool:
+        return self._bots[name].withdrawn
+
+    async def acquire(self, name: str) -> Lease | StartFailure | None:
+        """A ready bot for one seat; a StartFailure (recorded as a fault by the caller);
+        or None when the bot is withdrawn (the referee plays its seat)."""
+        slots = self._bots[name]
+        if slots.withdrawn:
+            return None
+        if slots.entry.remote:
+            return await self._remote(slots)
+        while slots.idle:
+            lease = slots.idle.pop()
+            if lease.exit_detail() is None:
+                return lease
+            self._discard(lease)
+            self._count_failure(slots)
+            if slots.withdrawn:
+                return None
+        return await self._start(slots)
+
+    def release(self, lease: Lease, *, crashed: bool) -> None:
+        """Return a lease after a game. A crashed or dead process is killed; the next
+        acquire starts a new one (a restart)."""
+        slots = self._bots[lease.name]
+        if lease.process is None:
+            return
+        if crashed or lease.exit_detail() is not None:
+            self._discard(lease)
+            self._count_failure(slots)
+        else:
+            slots.idle.append(lease)
+
+    def close(self) -> None:
+        """Kill every process the pool started (idempotent)."""
+        for lease in self._live:
+            self._discard(lease)
+        self._live.clear()
+
+    # --- internals ---------------------------------------------------------------
+
+    def _count_failure(self, slots: _BotSlots) -> None:
+        slots.failures += 1
+        if slots.failures > self._max_restarts:
+            slots.withdrawn = True
+
+    def _discard(self, lease: Lease) -> None:
+        lease.client.close()
+        if lease.process is not None:
+            lease.process.kill()
+
+    async def _remote(self, slots: _BotSlots) -> Lease | StartFailure:
+        if slots.shared is not None:
+            return slots.shared
+        assert slots.entry.address is not None
+        client = BotClient(slots.entry.address, slots.entry.name)
+        outcome = await self._hello(client, None)
+        if isinstance(outcome, StartFailure):
+            client.close()
+            return outcome
+        slots.shared = Lease(slots.entry.name, client, None, outcome)
+        return slots.shared
+
+    async def _start(self, slots: _BotSlots) -> Lease | StartFailure | None:
+        entry = slots.entry
+        self._slot += 1
+        slots.starts += 1
+        try:
+            process = launch(
+                entry.command,
+                name=entry.name,
+                slot=self._slot,
+                bot_dir=entry.directory,
+                run_dir=self._run_dir,
+                settings=self._sandbox_for(entry),
+            )
+        except BotError as error:
+            self._count_failure(slots)
+            return StartFailure("startup", str(error))
+        client = BotClient(process.address, entry.name)
+        outcome = await self._hello(client, process)
+        if isinstance(outcome, StartFailure):
+            client.close()
+            process.kill()
+            self._count_failure(slots)
+            return outcome
+        lease = Lease(entry.name, client, process, outcome)
+        self._live.append(lease)
+        return lease
+
+    def _sandbox_for(self, entry: BotEntry) -> SandboxSettings:
+        if not entry.ro_paths:
+            return self._sandbox
+        from dataclasses import replace
+
+        return replace(self._sandbox, ro_paths=tuple(self._sandbox.ro_paths) + entry.ro_paths)
+
+    async def _hello(self, client: BotClient, process: BotProcess | None) -> HelloInfo | StartFailure:
+        try:
+            return await client.hello(self._time.startup_ms / 1000)
+        except ProtocolMismatch as error:
+            return StartFailure("protocol", str(error))
+        except BotError as error:
+            detail = str(error)
+            if process is not None:
+                exit_detail = process.exit_detail()
+                if exit_detail:
+                    detail += f"; {exit_detail}"
+                head = process.stderr_head(500).strip()
+                if head:
+                    detail += f"; stderr: {head}"
+            return StartFailure("startup", detail)

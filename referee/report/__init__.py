@@ -1,0 +1,1 @@
+"""Everything the referee shows: live progress, standings tables, game traces, exports (rich)."""

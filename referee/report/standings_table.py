@@ -1,0 +1,52 @@
+"""The standings as a rich table (DESIGN.md §7)."""
+
+from __future__ import annotations
+
+from rich.console import Console, Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from referee.records import FAULT_KINDS
+from referee.standings import Standings
+
+
+def standings_table(standings: Standings, *, title: str = "Standings", rules_line: str | None = None) -> RenderableType:
+    """Rank, bot, games, wins, win %, mean placement, points, rating, faults by kind, decision times."""
+    table = Table(title=title, title_style="bold", caption=rules_line, caption_justify="left")
+    table.add_column("#", justify="right")
+    table.add_column("bot", style="bold")
+    table.add_column("games", justify="right")
+    table.add_column("wins", justify="right")
+    table.add_column("win %", justify="right")
+    table.add_column("mean place", justify="right")
+    table.add_column("points", justify="right", style="bold cyan")
+    table.add_column("pts/game", justify="right")
+    table.add_column("rating", justify="right")
+    table.add_column("faults", justify="left")
+    table.add_column("ms p50/p95", justify="right")
+    for row in standings.rows:
+        name = Text(row.bot)
+        if row.withdrawn:
+            name.append(" (withdrawn)", style="red")
+        if row.remote:
+            name.append(" (remote)", style="dim")
+        faults = ", ".join(f"{kind} {row.faults[kind]}" for kind in FAULT_KINDS if row.faults.get(kind))
+        times = "-" if row.median_ms is None else f"{row.median_ms:.1f}/{row.p95_ms:.1f}"
+        table.add_row(
+            str(row.rank),
+            name,
+            str(row.games),
+            str(row.wins),
+            f"{row.win_pct:.1f}",
+            f"{row.mean_placement:.2f}" if row.games else "-",
+            f"{row.points:g}",
+            f"{row.points / row.games:.2f}" if row.games else "-",
+            f"{row.ordinal:.1f}",
+            Text(faults or "—", style="red" if faults else "dim"),
+            times,
+        )
+    return table
+
+
+def print_standings(console: Console, standings: Standings, *, title: str, rules_line: str | None = None) -> None:
+    console.print(Group(standings_table(standings, title=title, rules_line=rules_line)))

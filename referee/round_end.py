@@ -1,0 +1,150 @@
+"""End of a round (rules.md R9, R10, R16, R17, variants of §2; forfeits of DESIGN.md §5).
+
+Pure functions of a finished round's facts: who survives, who gets the dog's life, who
+is knocked out, and who names trump next round.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+
+from referee.cards import CARDS
+from referee.rules import Rules
+from referee.views import SeatStatus
+
+
+@dataclass(frozen=True, slots=True)
+class RoundResult:
+    """What a round's end does to the seats in it (rules.md R17). Seats ascending.
+
+    ``survivors`` play the next round as normal players, ``dogs`` on the dog's life,
+    ``knocked_out`` were knocked out by play and ``forfeited`` by the referee.
+    """
+
+    survivors: tuple[int, ...]
+    dogs: tuple[int, ...]
+    knocked_out: tuple[int, ...]
+    forfeited: tuple[int, ...]
+
+
+def required_tricks(rules: Rules, round_number: int, hand_size: int, last_round: int) -> int:
+    """Tricks a normal player needs to survive (rules.md R16; ``strict``: min(r, h_r)).
+
+    Tiebreak deals after the last round need one trick.
+    """
+    if rules.required_tricks == "one" or round_number > last_round:
+        return 1
+    return min(round_number, hand_size)
+
+
+def dog_life_available(rules: Rules, round_number: int, last_round: int, used: bool) -> bool:
+    """Whether players failing this round get the dog's life (rules.md R17c, variant ``dog_life``).
+
+    Never after the last round (R17e) nor in a tiebreak deal; once per game.
+    """
+    if used or round_number >= last_round or rules.dog_life == "off":
+        return False
+    return rules.dog_life == "any_round" or round_number == 1
+
+
+def resolve_round(
+    status: Sequence[SeatStatus],
+    tricks_won: Sequence[int],
+    forfeits: Collection[int],
+    required: int,
+    dog_life: bool,
+) -> RoundResult:
+    """Apply rules.md R17 (and the ``strict`` fallback, and DESIGN.md §5 forfeits) to one round.
+
+    ``status`` is each seat's standing during the round, ``tricks_won`` per seat,
+    ``forfeits`` the seats that forfeited this round, ``required`` the tricks a normal
+    player needs (a dog needs one, the most it can take), ``dog_life`` whether failing
+    normal players become dogs.
+
+    - Nobody meets the requirement (``strict``): the players with the most tricks survive.
+    - A forfeiter is knocked out whatever its tricks; it never gets the dog's life.
+    - If no non-forfeited seat survives as a normal player, the non-forfeited seats with
+      the most tricks survive instead; if every seat in forfeited, nobody survives.
+    """
+    players = [seat for seat, standing in enumerate(status) if standing is not SeatStatus.OUT]
+    meets = [
+        seat for seat in players if tricks_won[seat] >= (1 if status[seat] is SeatStatus.DOG else required)
+    ]
+    if not meets:
+        most = max(tricks_won[seat] for seat in players)
+        meets = [seat for seat in players if tricks_won[seat] == most]
+    survivors = [seat for seat in meets if seat not in forfeits]
+    rest = [seat for seat in players if seat not in forfeits]
+    if not survivors and rest:
+        most = max(tricks_won[seat] for seat in rest)
+        survivors = [seat for seat in rest if tricks_won[seat] == most]
+    failed = [seat for seat in rest if seat not in survivors]
+    dogs = [seat for seat in failed if dog_life and status[seat] is SeatStatus.IN]
+    return RoundResult(
+        survivors=tuple(survivors),
+        dogs=tuple(dogs),
+        knocked_out=tuple(seat for seat in failed if seat not in dogs),
+        forfeited=tuple(seat for seat in players if seat in forfeits),
+    )
+
+
+def pick_trump_chooser(
+    rules: Rules,
+    seed: int,
+    next_round: int,
+    tricks_won: Sequence[int],
+    candidates: Collection[int],
+    dealer: int,
+    previous_chooser: int | None,
+    tiebreak: bool,
+) -> int:
+    """Who names trump in ``next_round`` (rules.md R9, R10, variant ``trump_tiebreak``).
+
+    ``tricks_won`` are last round's, ``candidates`` the seats in next round, ``dealer``
+    last round's dealer. A tiebreak deal (``strict``, after the last round) is named by
+    the previous chooser while it is still in. Otherwise the candidate with the most
+    tricks; ties: the first clockwise from the player left of ``dealer``, or with ``cut``
+    a card drawn from a fresh deck seeded by ``(seed, next_round, draw)``, highest rank
+    choosing, equal ranks drawing again.
+    """
+    if tiebreak and previous_chooser is not None and previous_chooser in candidates:
+        return previous_chooser
+    num_seats = len(tricks_won)
+    most = max(tricks_won[seat] for seat in candidates)
+    tied = [
+        seat
+        for seat in ((dealer + step) % num_seats for step in range(1, num_seats + 1))
+        if seat in candidates and tricks_won[seat] == most
+    ]
+    if len(tied) == 1 or rules.trump_tiebreak == "dealer_left":
+        return tied[0]
+    return cut_for_trump(seed, next_round, tied)
+
+
+def cut_for_trump(seed: int, round_number: int, tied: Sequence[int]) -> int:
+    """The ``cut`` tiebreak (rules.md §2): each tied seat in turn draws from a fresh seeded deck;
+    the highest rank wins; seats tied on the highest rank draw again from a new deck."""
+    draw = 0
+    while len(tied) > 1:
+        deck = list(CARDS)
+        random.Random(f"{seed}:cut:{round_number}:{draw}").shuffle(deck)
+        ranks = {seat: deck[index].rank for index, seat in enumerate(tied)}
+        best = max(ranks.values())
+        tied = [seat for seat in tied if ranks[seat] == best]
+        draw += 1
+    return tied[0]
+
+
+def placements(
+    knocked_out_round: Sequence[int | None], forfeited: Sequence[bool], winner: int | None
+) -> tuple[int, ...]:
+    """Competition-ranked places (rules.md R21, DESIGN.md §5, §7): the winner 1; a later
+    knock-out round ranks higher; the same round shares a place; within a round, seats
+    knocked out by forfeit rank below those knocked out by play. E.g. (1, 2, 2, 4)."""
+    keys = [
+        (1 << 30, 1) if seat == winner else (knocked_out_round[seat] or 0, 0 if forfeited[seat] else 1)
+        for seat in range(len(knocked_out_round))
+    ]
+    return tuple(1 + sum(1 for other in keys if other > key) for key in keys)

@@ -1,0 +1,176 @@
+"""The bubblewrap command line for one bot (sandbox.md "A recipe that was measured to work").
+
+Inside the sandbox: no network, a fresh PID namespace and ``/proc``, private IPC and UTS,
+``/usr`` and the runtime's paths read-only at their real paths, ``/etc`` holding only what the
+dynamic loader and TLS need, a tmpfs ``/tmp`` of ``tmp_mb`` MiB, the bot's directory
+read-only at its real path (the working directory), and its private directory writable at
+``/bot`` (``HOME``; the socket is ``/bot/bot.sock``). The environment is cleared. A root
+referee drops the bot to uid/gid ``61000 + slot`` with ``setpriv`` ("Root is a trap"); a
+non-root referee runs bwrap in a user namespace with further namespaces disabled.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+from referee.errors import ConfigError
+from referee.sandbox.command import ResolvedCommand
+from referee.sandbox.settings import MiB, SandboxSettings
+from referee.sandbox.workdir import PrivateDir
+
+SLOT_UID_BASE = 61000
+ETC_FILES = (
+    "/etc/ld.so.cache",
+    "/etc/ld.so.conf",
+    "/etc/ld.so.conf.d",
+    "/etc/alternatives",
+    "/etc/ssl",
+    "/etc/ca-certificates",
+    "/etc/localtime",
+    "/etc/nsswitch.conf",
+)
+TOP_LEVEL_SYSTEM = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+
+
+def slot_uid(slot: int) -> int:
+    """The unprivileged uid (and gid) of a bot slot under a root referee."""
+    return SLOT_UID_BASE + slot
+
+
+def executable() -> str | None:
+    """Path of ``bwrap``, or None when bubblewrap is not installed."""
+    return shutil.which("bwrap")
+
+
+def setpriv_args(uid: int) -> list[str]:
+    """``setpriv`` dropping to ``uid`` with no groups, no capabilities, no new privileges."""
+    setpriv = shutil.which("setpriv") or "/usr/bin/setpriv"
+    return [
+        setpriv,
+        f"--reuid={uid}",
+        f"--regid={uid}",
+        "--clear-groups",
+        "--inh-caps=-all",
+        "--bounding-set=-all",
+        "--no-new-privs",
+        "--",
+    ]
+
+
+def base_args(settings: SandboxSettings, *, as_root: bool) -> list[str]:
+    """Namespaces, system mounts, /proc, /dev and /tmp: everything but the bot's own paths."""
+    args = [
+        executable() or "bwrap",
+        "--unshare-ipc",
+        "--unshare-uts",
+        "--unshare-cgroup-try",
+        "--unshare-pid",
+        "--unshare-net",
+        "--die-with-parent",
+        "--new-session",
+    ]
+    if not as_root:
+        args += ["--unshare-user", "--disable-userns"]
+    args += ["--ro-bind", "/usr", "/usr"]
+    for top in TOP_LEVEL_SYSTEM:
+        if os.path.islink(top):
+            args += ["--symlink", os.readlink(top), top]
+        elif os.path.isdir(top):
+            args += ["--ro-bind", top, top]
+    args += ["--perms", "0755", "--dir", "/etc"]
+    for path in ETC_FILES:
+        args += ["--ro-bind-try", path, path]
+    args += ["--proc", "/proc", "--dev", "/dev"]
+    args += ["--perms", "1777", "--size", str(settings.tmp_mb * MiB), "--tmpfs", "/tmp"]
+    return args
+
+
+def _covered(path: Path, others: Iterable[Path]) -> bool:
+    return any(other != path and other in path.parents for other in others)
+
+
+def same_path_binds(paths: Iterable[Path]) -> list[Path]:
+    """Paths to bind read-only at themselves: the real path too where it differs, no path
+    inside another or inside /usr, parents before children."""
+    wanted: set[Path] = set()
+    for path in paths:
+        absolute = Path(os.path.abspath(path))
+        wanted.add(absolute)
+        wanted.add(Path(os.path.realpath(absolute)))
+    wanted = {p for p in wanted if p.exists() and p != Path("/usr") and Path("/usr") not in p.parents}
+    return sorted((p for p in wanted if not _covered(p, wanted)), key=lambda p: (len(p.parts), str(p)))
+
+
+def node_module_binds(bot_dir: Path) -> list[tuple[Path, Path]]:
+    """(source, destination) of the ``node_modules`` directories Node would search from the
+    bot's directory: those of its ancestors at their path, a symlinked one of its own at its
+    real path (a symlinked ``node_modules`` does not resolve otherwise)."""
+    binds: list[tuple[Path, Path]] = []
+    own = bot_dir / "node_modules"
+    if own.is_symlink() and own.is_dir():
+        real = Path(os.path.realpath(own))
+        binds.append((real, real))
+    for ancestor in bot_dir.parents:
+        candidate = ancestor / "node_modules"
+        if candidate.is_dir():
+            binds.append((Path(os.path.realpath(candidate)), candidate))
+    return binds
+
+
+def ro_paths(settings: SandboxSettings) -> list[Path]:
+    """The ``[sandbox] ro_paths``; raises ConfigError naming a path that does not exist."""
+    paths = []
+    for path in settings.ro_paths:
+        absolute = Path(os.path.abspath(path))
+        if not absolute.exists():
+            raise ConfigError(f"[sandbox] ro_paths: {path} does not exist")
+        paths.append(absolute)
+    return paths
+
+
+def bwrap_argv(
+    resolved: ResolvedCommand,
+    *,
+    bot_dir: Path,
+    private: PrivateDir,
+    settings: SandboxSettings,
+    env: Mapping[str, str],
+    uid: int | None,
+) -> list[str]:
+    """The full ``bwrap`` argv running ``resolved`` for one bot process.
+
+    ``uid``: drop to this uid with setpriv (root referee); None runs bwrap in a user namespace.
+    ``env`` is the bot's whole environment. Raises ConfigError for a missing ``ro_paths`` entry.
+    """
+    args = base_args(settings, as_root=uid is not None)
+    made = {Path(p) for p in ("/", "/usr", "/etc", "/tmp", "/proc", "/dev")}
+
+    def parents(destination: Path) -> list[str]:
+        # bwrap makes missing parents 0700 inside the tmpfs /tmp: make them 0755 ourselves
+        dirs: list[str] = []
+        for parent in reversed(destination.parents):
+            if parent not in made:
+                made.add(parent)
+                dirs += ["--perms", "0755", "--dir", str(parent)]
+        return dirs
+
+    binds = same_path_binds([*resolved.runtime_paths, bot_dir, *ro_paths(settings)])
+    for path in binds:
+        args += [*parents(path), "--ro-bind", str(path), str(path)]
+        made.add(path)
+    if resolved.runtime == "node":
+        for source, destination in node_module_binds(bot_dir):
+            if not _covered(destination, binds) and destination not in binds:
+                args += [*parents(destination), "--ro-bind", str(source), str(destination)]
+    args += ["--bind", str(private.host), str(private.inside)]
+    args += ["--chdir", str(bot_dir), "--clearenv"]
+    for key, value in env.items():
+        args += ["--setenv", key, value]
+    args.append("--")
+    if uid is not None:
+        args += setpriv_args(uid)
+    args += resolved.argv
+    return args

@@ -1,0 +1,102 @@
+"""Turn a bot's command into an executable path, and tell which runtime paths it needs.
+
+``python``/``python3`` -> the referee's own interpreter (``sys.executable``), so a bot can use
+the installed ``referee.botkit``; ``node`` -> ``node`` on the referee's PATH; anything else ->
+a path relative to the bot's directory, an absolute path, or a name on the referee's PATH.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from referee.errors import BotError
+
+Runtime = Literal["python", "node", "java", "other"]
+
+SYSTEM_PREFIX = Path("/usr")
+
+
+@dataclass(frozen=True)
+class ResolvedCommand:
+    """``argv[0]`` is an absolute executable path; ``runtime_paths`` are host paths the
+    command needs read-only (besides /usr and the bot's directory)."""
+
+    argv: tuple[str, ...]
+    runtime: Runtime
+    runtime_paths: tuple[Path, ...]
+
+
+def _under(path: Path, parent: Path) -> bool:
+    return path == parent or parent in path.parents
+
+
+def python_paths() -> tuple[Path, ...]:
+    """The interpreter's installation, the virtualenv, and the referee package's source
+    directory when it is installed editable (so ``import referee.botkit`` works in a bot)."""
+    paths = {Path(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix)}
+    paths.add(Path(os.path.realpath(sys.executable)).parent)
+    import referee
+
+    package = Path(os.path.realpath(referee.__file__)).parent
+    if not any(_under(package, p) for p in paths):
+        paths.add(package)
+    return tuple(sorted(paths))
+
+
+def _install_dir(executable: Path) -> Path:
+    """An executable's installation: ``<prefix>`` for ``<prefix>/bin/x``, else its directory."""
+    real = Path(os.path.realpath(executable))
+    return real.parent.parent if real.parent.name == "bin" else real.parent
+
+
+def _runtime(executable: Path) -> Runtime:
+    name = executable.name
+    if name.startswith("node"):
+        return "node"
+    if name in ("java", "javaw"):
+        return "java"
+    return "other"
+
+
+def resolve_command(command: Sequence[str], *, name: str, bot_dir: Path) -> ResolvedCommand:
+    """Resolve ``command`` for the bot ``name`` whose files are in ``bot_dir`` (absolute).
+
+    Raises BotError (one line naming the bot and the command) when it is empty, cannot be
+    found, or is not executable.
+    """
+    if not command or not command[0]:
+        raise BotError(f"bot {name!r}: empty command")
+    first, rest = command[0], tuple(command[1:])
+    if first in ("python", "python3"):
+        return ResolvedCommand((sys.executable, *rest), "python", python_paths())
+    candidate = Path(first)
+    found: Path | None = None
+    if "/" in first:
+        found = candidate if candidate.is_absolute() else bot_dir / candidate
+        if not found.exists():
+            raise BotError(f"bot {name!r}: command {first!r} not found (looked in {bot_dir})")
+    elif (bot_dir / first).is_file():
+        found = bot_dir / first
+    else:
+        on_path = shutil.which(first)
+        if on_path is None:
+            raise BotError(f"bot {name!r}: command {first!r} not found (looked in {bot_dir} and on PATH)")
+        found = Path(on_path)
+    found = found.absolute()
+    mode = found.stat().st_mode
+    if not stat.S_ISREG(mode) or not os.access(found, os.X_OK):
+        raise BotError(f"bot {name!r}: command {first!r} is not an executable file ({found}; try chmod +x)")
+    runtime = _runtime(found)
+    paths: tuple[Path, ...] = ()
+    if Path(os.path.realpath(found)) == Path(os.path.realpath(sys.executable)):
+        runtime, paths = "python", python_paths()
+    elif not _under(found, bot_dir) and not _under(Path(os.path.realpath(found)), SYSTEM_PREFIX):
+        paths = (_install_dir(found),)
+    return ResolvedCommand((str(found), *rest), runtime, paths)

@@ -1,0 +1,264 @@
+"""The SQLite results store of a league (DESIGN.md §7): ``results/<league>.sqlite``.
+
+WAL journal, ``synchronous=NORMAL``; one transaction per finished game, so an
+interrupted league loses only the games in progress. Tables:
+
+- ``meta(key, value)``: schema version, league name, config fingerprint, config text, created;
+- ``games(game_id PK, fixture, finished_at, record)``: the full :class:`GameRecord` as JSON;
+- ``faults(game_id, seat, bot, kind, decision, detail, request, answer, ms)``: one row per
+  fault, for ``referee faults`` queries.
+
+Calls are short (one small transaction), so calling them straight from the trio thread
+is fine. The connection may be used from another thread, one call at a time.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import sqlite3
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from referee.errors import StoreError
+from referee.records import FaultRecord, GameRecord
+
+SCHEMA_VERSION = "1"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS games (
+    game_id TEXT PRIMARY KEY,
+    fixture INTEGER NOT NULL,
+    finished_at TEXT NOT NULL,
+    record TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS faults (
+    game_id TEXT NOT NULL REFERENCES games(game_id) ON DELETE CASCADE,
+    seat INTEGER NOT NULL,
+    bot TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    decision INTEGER,
+    detail TEXT NOT NULL,
+    request TEXT NOT NULL,
+    answer TEXT NOT NULL,
+    ms REAL
+);
+CREATE INDEX IF NOT EXISTS faults_by_bot ON faults(bot);
+CREATE INDEX IF NOT EXISTS faults_by_game ON faults(game_id);
+"""
+
+
+@dataclass(frozen=True)
+class StoredFault:
+    """A fault and the game it happened in."""
+
+    game_id: str
+    fault: FaultRecord
+
+
+class ResultsStore:
+    """One league's results file. Open with :meth:`open` (a league run) or
+    :meth:`open_existing` (standings, replay, faults, export)."""
+
+    def __init__(self, path: Path, connection: sqlite3.Connection) -> None:
+        self.path = path
+        self._db = connection
+        self._lock = threading.Lock()
+
+    # -- opening -------------------------------------------------------------
+
+    @classmethod
+    def open(cls, path: Path, *, league: str, fingerprint: str, config_text: str, resume: bool) -> ResultsStore:
+        """Open or create ``path`` (and its folders) for a league run.
+
+        Raises StoreError when ``path`` already holds finished games and ``resume`` is
+        False, when ``resume`` is True and the stored config fingerprint differs, or
+        when ``path`` is not a results store.
+        """
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise StoreError(f"cannot create the folder of {path}: {error.strerror}") from None
+        store = cls(path, _connect(path, create=True))
+        try:
+            store._prepare(league=league, fingerprint=fingerprint, config_text=config_text, resume=resume)
+        except BaseException:
+            store.close()
+            raise
+        return store
+
+    @classmethod
+    def open_existing(cls, path: Path) -> ResultsStore:
+        """Open an existing results file; StoreError when there is none."""
+        if not path.is_file():
+            raise StoreError(f"no results at {path}: run `referee run CONFIG` first")
+        store = cls(path, _connect(path, create=False))
+        try:
+            store._check_is_store()
+        except BaseException:
+            store.close()
+            raise
+        return store
+
+    @staticmethod
+    def remove(path: Path) -> None:
+        """Delete a results file with its ``-wal`` and ``-shm`` companions (a stale WAL
+        must never meet a new database of the same name)."""
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{path}{suffix}").unlink(missing_ok=True)
+
+    def _check_is_store(self) -> None:
+        try:
+            tables = {row[0] for row in self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        except sqlite3.DatabaseError as error:
+            raise StoreError(f"{self.path} is not a results store ({error})") from None
+        if not {"meta", "games", "faults"} <= tables:
+            raise StoreError(f"{self.path} is not a results store of the referee (tables missing)")
+
+    def _prepare(self, *, league: str, fingerprint: str, config_text: str, resume: bool) -> None:
+        try:
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            with self._db:
+                self._db.executescript(_SCHEMA)
+        except sqlite3.DatabaseError as error:
+            raise StoreError(f"{self.path} is not a results store ({error}): choose another results file") from None
+        meta = self.meta()
+        played = self.game_count()
+        if played and not resume:
+            raise StoreError(
+                f"{self.path} already holds {played} games of league '{meta.get('league', '?')}': "
+                "use --resume to continue, or remove the file"
+            )
+        if played and meta.get("fingerprint") != fingerprint:
+            raise StoreError(
+                f"config changed since the games in {self.path} were played "
+                f"({_first_change(str(meta.get('config_text', '')), config_text)}): "
+                "restore the config, or use another results file"
+            )
+        if not played:
+            now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+            values = {"schema_version": SCHEMA_VERSION, "league": league, "fingerprint": fingerprint, "config_text": config_text, "created": now}
+            with self._lock, self._db:
+                self._db.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", values.items())
+
+    # -- writing -------------------------------------------------------------
+
+    def save_game(self, record: GameRecord) -> None:
+        """Store one finished game and its faults in one transaction (replacing a game
+        with the same id). StoreError when SQLite fails (disk full, file removed...)."""
+        finished = datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+        blob = json.dumps(record.to_json(), separators=(",", ":"))
+        faults = [
+            (record.game_id, f.seat, f.bot, f.kind, f.decision, f.detail, f.request, f.answer, f.ms) for f in record.faults
+        ]
+        try:
+            with self._lock, self._db:
+                self._db.execute("DELETE FROM faults WHERE game_id = ?", (record.game_id,))
+                self._db.execute(
+                    "INSERT OR REPLACE INTO games (game_id, fixture, finished_at, record) VALUES (?, ?, ?, ?)",
+                    (record.game_id, record.fixture, finished, blob),
+                )
+                self._db.executemany(
+                    "INSERT INTO faults (game_id, seat, bot, kind, decision, detail, request, answer, ms) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    faults,
+                )
+        except sqlite3.Error as error:
+            raise StoreError(f"cannot save game '{record.game_id}' to {self.path}: {error}") from None
+
+    # -- reading -------------------------------------------------------------
+
+    def meta(self) -> dict[str, str]:
+        """``league``, ``fingerprint``, ``config_text``, ``created`` (ISO 8601 UTC), ``schema_version``."""
+        with self._lock:
+            return dict(self._db.execute("SELECT key, value FROM meta").fetchall())
+
+    def game_count(self) -> int:
+        with self._lock:
+            (count,) = self._db.execute("SELECT COUNT(*) FROM games").fetchone()
+        return int(count)
+
+    def finished_game_ids(self) -> set[str]:
+        with self._lock:
+            return {row[0] for row in self._db.execute("SELECT game_id FROM games")}
+
+    def records(self) -> Iterator[GameRecord]:
+        """Every stored game, ordered by fixture (then game id)."""
+        with self._lock:
+            rows = self._db.execute("SELECT record FROM games ORDER BY fixture, game_id").fetchall()
+        for (blob,) in rows:
+            yield GameRecord.from_json(json.loads(blob))
+
+    def record(self, game_id: str) -> GameRecord:
+        """The game ``game_id``; StoreError naming close ids and how to list them."""
+        with self._lock:
+            row = self._db.execute("SELECT record FROM games WHERE game_id = ?", (game_id,)).fetchone()
+            ids = [] if row else [r[0] for r in self._db.execute("SELECT game_id FROM games ORDER BY fixture, game_id")]
+        if row is None:
+            close = difflib.get_close_matches(game_id, ids, n=3, cutoff=0.5)
+            hint = f"did you mean {', '.join(close)}? " if close else (f"ids look like '{ids[0]}'; " if ids else "")
+            raise StoreError(
+                f"no game '{game_id}' in {self.path} ({len(ids)} games): {hint}"
+                f"list them with `referee export {self.path}` or `referee standings {self.path} --format json`"
+            )
+        return GameRecord.from_json(json.loads(row[0]))
+
+    def faults(self, bot: str | None = None) -> list[StoredFault]:
+        """Every fault (of ``bot`` only, when given), ordered by fixture then decision."""
+        query = (
+            "SELECT f.game_id, f.kind, f.seat, f.bot, f.decision, f.detail, f.request, f.answer, f.ms "
+            "FROM faults f JOIN games g ON g.game_id = f.game_id"
+        )
+        params: tuple[Any, ...] = ()
+        if bot is not None:
+            query += " WHERE f.bot = ?"
+            params = (bot,)
+        query += " ORDER BY g.fixture, f.game_id, f.decision, f.rowid"
+        with self._lock:
+            rows = self._db.execute(query, params).fetchall()
+        return [StoredFault(row[0], FaultRecord(*row[1:])) for row in rows]
+
+    # -- closing -------------------------------------------------------------
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def __enter__(self) -> ResultsStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _connect(path: Path, *, create: bool) -> sqlite3.Connection:
+    mode = "rwc" if create else "rw"
+    try:
+        connection = sqlite3.connect(f"{path.resolve().as_uri()}?mode={mode}", uri=True, check_same_thread=False)
+        connection.execute("PRAGMA foreign_keys=ON")
+    except sqlite3.Error as error:
+        raise StoreError(f"cannot open {path}: {error}") from None
+    return connection
+
+
+def _first_change(old: str, new: str) -> str:
+    """The first differing non-comment line of two config texts, or a generic phrase."""
+
+    def meaningful(text: str) -> list[str]:
+        return [line.strip() for line in text.splitlines() if line.strip() and not line.strip().startswith("#")]
+
+    for tag, a0, a1, b0, b1 in difflib.SequenceMatcher(None, meaningful(old), meaningful(new)).get_opcodes():
+        if tag == "equal":
+            continue
+        was = meaningful(old)[a0:a1][:1]
+        now = meaningful(new)[b0:b1][:1]
+        if was and now:
+            return f"'{was[0]}' is now '{now[0]}'"
+        return f"'{was[0]}' was removed" if was else f"'{now[0]}' was added"
+    return "the settings differ"

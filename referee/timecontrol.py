@@ -1,0 +1,61 @@
+"""Time control: per-decision limits, grace and a per-game time bank (DESIGN.md §5).
+
+Pure arithmetic on milliseconds measured by the caller; no clock is read here.
+
+A decision may take ``move_ms``. The referee adds ``grace_ms`` (its own jitter; never
+announced to bots). Time beyond ``move_ms + grace_ms`` is an *overrun*; it is paid from
+the seat's bank (``bank_ms`` per game). A decision is a timeout when its overrun is larger
+than what is left in the bank. So the deadline of a decision is
+``move_ms + grace_ms + bank_left_ms``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class TimeControl:
+    """Limits in ms. ``unlimited`` (the ``debug`` preset) turns every deadline off."""
+
+    move_ms: int = 1000
+    grace_ms: int = 100
+    bank_ms: int = 0
+    startup_ms: int = 10_000
+    unlimited: bool = False
+
+    def clock(self) -> SeatClock:
+        """A fresh clock for one seat in one game."""
+        return SeatClock(self, self.bank_ms)
+
+
+@dataclass
+class SeatClock:
+    """One seat's clock in one game: what is left in its bank (ms)."""
+
+    control: TimeControl
+    bank_left_ms: float
+
+    @property
+    def deadline_s(self) -> float | None:
+        """The RPC deadline for the next decision in seconds, or None without limits."""
+        if self.control.unlimited:
+            return None
+        return (self.control.move_ms + self.control.grace_ms + self.bank_left_ms) / 1000
+
+    def settle(self, elapsed_ms: float) -> bool:
+        """Charge one decision that took ``elapsed_ms``; True when it is a timeout.
+
+        An overrun within the bank shrinks the bank by the overrun and is no timeout.
+        A timeout leaves the bank empty.
+        """
+        if self.control.unlimited:
+            return False
+        overrun = elapsed_ms - self.control.move_ms - self.control.grace_ms
+        if overrun <= 0:
+            return False
+        if overrun <= self.bank_left_ms:
+            self.bank_left_ms -= overrun
+            return False
+        self.bank_left_ms = 0
+        return True

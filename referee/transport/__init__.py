@@ -1,0 +1,14 @@
+"""The only importer of grpc and the generated code on the referee side (DESIGN.md §2).
+
+- :mod:`referee.transport.codec` — pure conversion SeatView/events/actions <-> protobuf.
+- :mod:`referee.transport.client` — :class:`~referee.transport.client.BotClient`, the
+  referee's gRPC client under trio (time measured per decision, faults classified).
+- :mod:`referee.transport.protogen` — ``make proto``.
+
+It builds requests from a :class:`referee.views.SeatView` alone and never imports
+``referee.game`` (DESIGN.md §3).
+"""
+
+from referee.transport.errors import HelloError, MalformedReply, ProtocolMismatch
+
+__all__ = ["HelloError", "MalformedReply", "ProtocolMismatch"]

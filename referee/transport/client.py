@@ -1,0 +1,198 @@
+"""The referee's gRPC client for one bot connection, under trio (DESIGN.md §4, §5).
+
+No thread hop per call: each RPC is started with the stub's future API and completed
+into trio. The future's done-callback (run on grpc's own thread) records
+``time.monotonic()`` — the measured reply time — and wakes the waiting trio task with
+``TrioToken.run_sync_soon``. Cancelling the trio task cancels the RPC.
+
+Faults of one decision are classified, not raised (:class:`Reply`); legality is left
+to the match. The handshake raises :class:`~referee.transport.errors.HelloError`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from functools import partial
+from typing import Any
+
+import grpc
+import trio
+
+import referee
+from referee._proto.knockout_whist.v1 import bot_pb2 as pb
+from referee._proto.knockout_whist.v1 import bot_pb2_grpc as pb_grpc
+from referee.transport import codec
+from referee.transport.errors import HelloError, MalformedReply, ProtocolMismatch
+from referee.transport.replies import HelloInfo, Reply, TransportFault
+from referee.views import Event, SeatView
+
+__all__ = ["BotClient", "HelloError", "HelloInfo", "ProtocolMismatch", "Reply", "TransportFault"]
+
+# Reconnect quickly while a just-started bot creates its socket (gRPC's default first
+# back-off is 1 s); each client gets its own connection (no process-wide sharing), so a
+# restarted bot is not reached through a stale, backed-off one.
+CHANNEL_OPTIONS: tuple[tuple[str, int], ...] = (
+    ("grpc.initial_reconnect_backoff_ms", 50),
+    ("grpc.min_reconnect_backoff_ms", 50),
+    ("grpc.max_reconnect_backoff_ms", 500),
+    ("grpc.use_local_subchannel_pool", 1),
+    ("grpc.enable_retries", 0),
+)
+
+_CRASH_CODES = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED})
+
+
+async def _completed(future: Any) -> float:
+    """Wait in trio until the grpc future ``future`` is done; return the
+    ``time.monotonic()`` (s) at which it completed. Cancels the RPC if the task is cancelled."""
+    token = trio.lowlevel.current_trio_token()
+    done = trio.Event()
+    finished: list[float] = []
+
+    def on_done(_: Any) -> None:
+        finished.append(time.monotonic())
+        try:
+            token.run_sync_soon(done.set)
+        except trio.RunFinishedError:
+            pass
+
+    future.add_done_callback(on_done)
+    try:
+        await done.wait()
+    except BaseException:
+        future.cancel()
+        raise
+    return finished[0]
+
+
+def _status(error: grpc.RpcError) -> tuple[grpc.StatusCode, str]:
+    call: Any = error
+    code = call.code() if hasattr(call, "code") else grpc.StatusCode.UNKNOWN
+    details = call.details() if hasattr(call, "details") else str(error)
+    return code, (details or "").replace("\n", " ").strip()
+
+
+class BotClient:
+    """One gRPC channel to one bot process (or a bot given by address).
+
+    ``address``: ``"unix:/abs/path.sock"`` or ``"host:port"``. ``name``: the bot's name in
+    the league config, used in error messages. Calls may run concurrently.
+    """
+
+    def __init__(self, address: str, name: str) -> None:
+        self.address = address
+        self.name = name
+        self._channel = grpc.insecure_channel(address, options=CHANNEL_OPTIONS)
+        self._stub = pb_grpc.KnockoutWhistBotStub(self._channel)
+
+    async def hello(self, timeout_s: float) -> HelloInfo:
+        """Handshake (DESIGN.md §4). Waits up to ``timeout_s`` seconds for the bot to
+        listen (its socket may not exist yet) and answer.
+
+        Raises :class:`ProtocolMismatch` (``kind == "protocol"``: the bot's major version
+        differs from ``referee.PROTOCOL_VERSION[0]``, or it lacks the service), else
+        :class:`HelloError` (``kind == "startup"``: unreachable, no reply in time, an error
+        status). Both are ``referee.errors.BotError``.
+        """
+        major, minor = referee.PROTOCOL_VERSION
+        request = pb.HelloRequest(protocol_major=major, protocol_minor=minor, referee_version=referee.__version__)
+        who = f"bot {self.name} at {self.address}"
+        try:
+            future = self._stub.Hello.future(request, timeout=timeout_s, wait_for_ready=True)
+        except ValueError as error:  # closed channel
+            raise HelloError(f"{who}: {error}") from None
+        await _completed(future)
+        try:
+            reply = future.result()
+        except grpc.RpcError as error:
+            code, details = _status(error)
+            if code is grpc.StatusCode.DEADLINE_EXCEEDED:
+                raise HelloError(
+                    f"{who}: no Hello reply within {timeout_s:g} s: does it start, and serve on $KWHIST_LISTEN?", "startup"
+                ) from None
+            if code is grpc.StatusCode.UNIMPLEMENTED:
+                raise ProtocolMismatch(
+                    f"{who} does not implement knockout_whist.v1.KnockoutWhistBot/Hello: build it from protos/knockout_whist/v1/bot.proto"
+                ) from None
+            raise HelloError(f"{who}: Hello failed with gRPC status {code.name}: {details}") from None
+        except grpc.FutureCancelledError:
+            raise HelloError(f"{who}: Hello was cancelled (channel closed)") from None
+        if reply.protocol_major != major:
+            raise ProtocolMismatch(
+                f"{who} speaks protocol {reply.protocol_major}.{reply.protocol_minor}, the referee {major}.{minor}: "
+                f"rebuild the bot from this referee's protos/ (major versions must match)"
+            )
+        return HelloInfo(name=reply.name, author=reply.author, major=reply.protocol_major, minor=reply.protocol_minor)
+
+    async def decide(
+        self,
+        view: SeatView,
+        events: Sequence[Event],
+        decision_number: int,
+        time_left_ms: int,
+        bank_left_ms: int,
+        deadline_s: float | None,
+    ) -> Reply:
+        """Ask the bot for ``view``'s decision (DESIGN.md §4) and classify the outcome (§5).
+
+        ``time_left_ms`` / ``bank_left_ms`` are told to the bot (ms; 0 = no limit / no
+        bank); ``deadline_s`` is the gRPC deadline in seconds (move time + grace + bank),
+        None for none (debug preset). Never raises for a bot's fault; legality is not
+        checked here (the match does it).
+        """
+        request = codec.view_to_request(view, events, decision_number, time_left_ms, bank_left_ms)
+        render = partial(codec.request_json, request)
+        sent = time.monotonic()
+        try:
+            future = self._stub.Decide.future(request, timeout=deadline_s)
+        except ValueError as error:  # closed channel
+            return Reply(None, "crash", f"cannot send: {error}", request, "", 0.0, render)
+        done = await _completed(future)
+        ms = (done - sent) * 1000.0
+        try:
+            msg = future.result()
+        except grpc.RpcError as error:
+            code, details = _status(error)
+            answer = f"{code.name}: {details}"
+            if code is grpc.StatusCode.DEADLINE_EXCEEDED:
+                limit = f"{deadline_s * 1000:.0f} ms" if deadline_s is not None else "the deadline"
+                return Reply(None, "timeout", f"deadline of {limit} exceeded", request, answer, ms, render)
+            fault: TransportFault = "crash" if code in _CRASH_CODES else "malformed"
+            return Reply(None, fault, f"gRPC status {code.name}: {details}", request, answer, ms, render)
+        except grpc.FutureCancelledError:
+            return Reply(None, "crash", "call cancelled: connection closed", request, "CANCELLED", ms, render)
+        try:
+            action = codec.proto_to_action(msg, view)
+        except MalformedReply as error:
+            return Reply(None, "malformed", str(error), request, codec.message_json(msg), ms, render)
+        return Reply(action, None, "", request, str(action), ms, render)
+
+    async def game_over(
+        self, game_id: str, seat: int, placements: Sequence[int], winner: int | None, timeout_s: float
+    ) -> str | None:
+        """Tell the bot the public result of a game (DESIGN.md §4). Returns None when it
+        was delivered or the bot leaves GameOver UNIMPLEMENTED (not a fault), else a one-line
+        detail of the failure (never raises; not a fault either)."""
+        summary = pb.GameSummary(game_id=game_id, seat=seat, placements=list(placements))
+        if winner is not None:
+            summary.winner = winner
+        try:
+            future = self._stub.GameOver.future(summary, timeout=timeout_s)
+        except ValueError as error:
+            return f"GameOver not sent: {error}"
+        await _completed(future)
+        try:
+            future.result()
+        except grpc.RpcError as error:
+            code, details = _status(error)
+            if code is grpc.StatusCode.UNIMPLEMENTED:
+                return None
+            return f"GameOver failed with gRPC status {code.name}: {details}"
+        except grpc.FutureCancelledError:
+            return "GameOver cancelled: connection closed"
+        return None
+
+    def close(self) -> None:
+        """Close the channel; calls in flight end as ``crash``. Idempotent."""
+        self._channel.close()

@@ -1,0 +1,32 @@
+"""Errors of the transport: a bot's reply that cannot be decoded, a failed handshake.
+
+All are :class:`referee.errors.BotError`, so the command line prints them as one line.
+Inside a game the match turns them into faults (DESIGN.md §5) instead of raising.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from referee.errors import BotError
+
+
+class MalformedReply(BotError):
+    """A bot's ``Action`` cannot be decoded: no oneof field set, an unknown or
+    unspecified enum value, or an action of the wrong kind (a card when trump was asked).
+    Fault kind ``malformed`` (DESIGN.md §5). The message says what to fix."""
+
+
+class HelloError(BotError):
+    """The handshake failed. ``kind`` is the fault kind (DESIGN.md §5): ``"startup"``
+    (unreachable, no Hello reply in time, an error status) or ``"protocol"``
+    (:class:`ProtocolMismatch`)."""
+
+    kind: Literal["startup", "protocol"] = "startup"
+
+
+class ProtocolMismatch(HelloError):
+    """The bot speaks another major protocol version, or has no KnockoutWhistBot service
+    at that address (fault ``protocol``)."""
+
+    kind: Literal["startup", "protocol"] = "protocol"

@@ -1,0 +1,56 @@
+"""What a bot answered, as the match sees it: :class:`Reply` and :class:`HelloInfo`.
+
+Pure data with no grpc or generated-code import, so ``referee.match`` may import it
+(pyproject.toml import-linter contracts); :mod:`referee.transport.client` builds them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Literal
+
+from referee.views import Action
+
+TransportFault = Literal["timeout", "malformed", "crash"]
+
+
+@dataclass(frozen=True)
+class HelloInfo:
+    """What a bot said in its Hello reply: its name and author, its protocol version."""
+
+    name: str
+    author: str
+    major: int
+    minor: int
+
+
+@dataclass(frozen=True)
+class Reply:
+    """The outcome of one Decide call (DESIGN.md §5).
+
+    ``action``: the decoded action, None on a fault. ``fault``: ``"timeout"`` (gRPC
+    DEADLINE_EXCEEDED), ``"crash"`` (UNAVAILABLE / CANCELLED: connection lost, process
+    gone), ``"malformed"`` (any other status, or a reply that does not decode), else None.
+    Legality is not judged here. ``detail``: one line a student can act on, e.g.
+    ``"deadline of 250 ms exceeded"``. ``answer``: what came back, as text: the action
+    (``"AS"``, ``"trump H"``, ``"pass"``), the reply as JSON when malformed, or
+    ``"STATUS: details"``. ``ms``: measured from sending the request to the reply on a
+    monotonic clock, in ms. ``request``: the request message as sent.
+    ``request_json``: its compact JSON, rendered on first use (rendering costs about as
+    much as the call, so it is done only for evidence).
+    """
+
+    action: Action | None
+    fault: TransportFault | None
+    detail: str
+    request: object
+    answer: str
+    ms: float
+    render_request: Callable[[], str] = field(default=lambda: "", repr=False, compare=False)
+
+    @cached_property
+    def request_json(self) -> str:
+        """The request as sent, compact JSON (DESIGN.md §5 fault evidence)."""
+        return self.render_request()

@@ -1,0 +1,53 @@
+"""Shared test helpers: run the referee as a real process, find leftover bot processes."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def processes_matching(marker: str) -> list[tuple[int, str]]:
+    """(pid, cmdline) of every live process whose command line contains ``marker``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            state = next((line for line in (entry / "status").read_text().splitlines() if line.startswith("State:")), "")
+        except OSError:
+            continue
+        if marker in cmdline and "Z (zombie)" not in state:
+            found.append((int(entry.name), cmdline))
+    return found
+
+
+def run_referee(*args: str, cwd: Path = REPO, timeout: float = 240) -> subprocess.CompletedProcess[str]:
+    """``python -m referee ARGS`` as a real process; returns its output (text)."""
+    env = dict(os.environ, COLUMNS="200", NO_COLOR="1")
+    return subprocess.run(
+        [sys.executable, "-m", "referee", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout
+    )
+
+
+def write_config(path: Path, body: str) -> Path:
+    path.write_text(body)
+    return path
+
+
+@pytest.fixture
+def short_tmp() -> Iterator[Path]:
+    """A temporary directory with a short path (Unix socket paths must stay < 108 bytes)."""
+    import shutil
+    import tempfile
+
+    directory = Path(tempfile.mkdtemp(prefix="kw-", dir="/tmp"))
+    yield directory
+    shutil.rmtree(directory, ignore_errors=True)

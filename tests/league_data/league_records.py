@@ -1,0 +1,44 @@
+"""Hand-built GameRecords for the league data tests (the engine is not needed)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from referee.records import ActionRecord, FaultRecord, GameRecord
+from referee.rules import Rules
+
+
+def game_record(
+    game_id: str,
+    seats: Sequence[str],
+    placements: Sequence[int],
+    *,
+    fixture: int = 0,
+    faults: Sequence[FaultRecord] = (),
+    actions: Sequence[ActionRecord] = (),
+    withdrawn: Sequence[bool] = (),
+    league: str = "demo",
+) -> GameRecord:
+    """A finished game: the winner is the seat placed 1 (if only one is)."""
+    firsts = [seat for seat, place in enumerate(placements) if place == 1]
+    return GameRecord(
+        game_id=game_id,
+        league=league,
+        fixture=fixture,
+        table=tuple(seats),
+        deal=0,
+        rotation=0,
+        seats=tuple(seats),
+        rules=Rules().as_dict(),
+        seed=fixture * 7919 + 1,
+        first_dealer=0,
+        decks=[["AS", "KS"]],
+        actions=list(actions),
+        faults=list(faults),
+        placements=tuple(placements),
+        winner=firsts[0] if len(firsts) == 1 else None,
+        knocked_out_round=tuple(None if place == 1 else 7 - place for place in placements),
+        forfeited=tuple(False for _ in seats),
+        rounds=[{"trump": "H", "chooser": None}],
+        withdrawn=tuple(withdrawn),
+    )

@@ -1,0 +1,145 @@
+"""Standings: points with ties, ranking order, order-independence, ratings, faults, times."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from tests.league_data.league_records import game_record
+
+from referee.records import FAULT_KINDS, ActionRecord, FaultRecord, GameRecord
+from referee.standings import CSV_HEADER, compute_standings, head_to_head, p95
+
+
+def test_points_count_opponents_outlasted_ties_half() -> None:
+    standings = compute_standings([game_record("g1", ["a", "b", "c", "d"], [1, 2, 2, 4])])
+    points = {row.bot: row.points for row in standings.rows}
+    assert points == {"a": 3.0, "b": 1.5, "c": 1.5, "d": 0.0}
+    a = standings.row("a")
+    assert (a.games, a.wins, a.win_pct, a.mean_placement) == (1, 1, 100.0, 1.0)
+    assert standings.row("d").mean_placement == 4.0
+    assert standings.games == 1
+
+
+def test_ranking_points_then_wins_then_ordinal_then_name() -> None:
+    records = [
+        game_record("g1", ["x", "y", "z"], [1, 2, 3], fixture=0),
+        game_record("g2", ["z", "y", "x"], [1, 2, 3], fixture=1),
+    ]
+    standings = compute_standings(records, bots=["w"])
+    assert [row.points for row in standings.rows] == [2.0, 2.0, 2.0, 0.0]
+    assert [row.rank for row in standings.rows] == [1, 2, 3, 4]
+    first, second, third, last = standings.rows
+    assert {first.bot, second.bot} == {"x", "z"} and third.bot == "y" and last.bot == "w"
+    assert first.wins == second.wins == 1 and third.wins == 0
+    assert (-round(first.ordinal, 9), first.bot) < (-round(second.ordinal, 9), second.bot)
+    assert last.games == 0 and last.mean_placement == 0.0 and last.median_ms is None
+
+
+def test_equal_bots_are_ordered_by_name() -> None:
+    standings = compute_standings([], bots=["b", "c", "a"])
+    assert [row.bot for row in standings.rows] == ["a", "b", "c"]
+    assert all(row.mu == pytest.approx(25.0) and row.ordinal == pytest.approx(0.0, abs=1e-9) for row in standings.rows)
+
+
+def test_openskill_rating_follows_placements_and_is_deterministic() -> None:
+    records = [game_record(f"g{i}", ["a", "b", "c"], [1, 2, 2], fixture=i) for i in range(5)]
+    first = compute_standings(records)
+    again = compute_standings(list(reversed(records)))
+    assert first == again
+    a, b, c = (first.row(name) for name in "abc")
+    assert a.mu > 25 > b.mu and b.mu == pytest.approx(c.mu) and b.sigma == pytest.approx(c.sigma)
+    assert [row.bot for row in first.rows] == ["a", "b", "c"]  # b and c tie: by name
+    assert a.sigma < 25 / 3 and a.ordinal == pytest.approx(a.mu - 3 * a.sigma)
+
+
+def test_faults_by_kind_and_decision_times() -> None:
+    actions = [
+        ActionRecord(0, "play", "AS", 10.0),
+        ActionRecord(0, "play", "KS", 30.0),
+        ActionRecord(0, "play", "QS", 20.0),
+        ActionRecord(0, "play", "JS", None, fault="crash"),
+        ActionRecord(1, "play", "2H", 5.0),
+    ]
+    faults = [
+        FaultRecord("timeout", 0, "a", 3, "took 1200 ms", ms=1200.0),
+        FaultRecord("crash", 0, "a", 4, "exited with code 1"),
+        FaultRecord("illegal", 1, "b", 6, "played AS, not in hand"),
+    ]
+    standings = compute_standings([game_record("g1", ["a", "b"], [2, 1], faults=faults, actions=actions)])
+    a, b = standings.row("a"), standings.row("b")
+    assert a.faults == {**dict.fromkeys(FAULT_KINDS, 0), "timeout": 1, "crash": 1}
+    assert b.faults["illegal"] == 1 and b.fault_total == 1
+    assert (a.median_ms, a.p95_ms) == (20.0, 30.0)
+    assert (b.median_ms, b.p95_ms) == (5.0, 5.0)
+
+
+def test_p95_is_nearest_rank() -> None:
+    assert p95([float(v) for v in range(1, 101)]) == 95.0
+    assert p95([3.0]) == 3.0
+    assert p95([1.0, 2.0]) == 2.0
+
+
+def test_withdrawn_and_remote_flags() -> None:
+    record = game_record("g1", ["a", "b", "c"], [1, 2, 3], withdrawn=[False, False, True])
+    standings = compute_standings([record], remote={"b"}, withdrawn={"a"})
+    assert standings.row("c").withdrawn and standings.row("a").withdrawn and not standings.row("b").withdrawn
+    assert standings.row("b").remote and not standings.row("a").remote
+
+
+def test_head_to_head() -> None:
+    records = [
+        game_record("g1", ["a", "b", "c"], [1, 2, 2], fixture=0),
+        game_record("g2", ["a", "b"], [2, 1], fixture=1),
+    ]
+    table = head_to_head(records)
+    assert table[("a", "b")] == (1.0, 2) and table[("b", "a")] == (1.0, 2)
+    assert table[("b", "c")] == (0.5, 1) and table[("a", "c")] == (1.0, 1) and table[("c", "a")] == (0.0, 1)
+    assert compute_standings(records).head_to_head == table
+
+
+def test_json_and_csv() -> None:
+    standings = compute_standings([game_record("g1", ["a", "b"], [1, 2])], bots=["a", "b", "c"])
+    data = json.loads(json.dumps(standings.to_json()))
+    assert [row["bot"] for row in data["rows"]] == ["a", "c", "b"]  # c (no game) keeps ordinal 0; b lost
+    assert data["rows"][0]["rating"]["mu"] > 25 and data["rows"][0]["decision_ms"]["median"] is None
+    assert {"bot": "a", "opponent": "b", "outlasted": 1.0, "met": 1} in data["head_to_head"]
+    rows = standings.csv_rows()
+    assert rows[0] == list(CSV_HEADER)
+    assert all(len(row) == len(CSV_HEADER) for row in rows)
+    assert rows[1][:7] == ["1", "a", "1", "1", "100", "1", "1"]
+
+
+NAMES = ["ann", "bob", "cy", "dee", "eve"]
+
+
+@st.composite
+def game_records(draw: st.DrawFn) -> list[GameRecord]:
+    count = draw(st.integers(0, 12))
+    records = []
+    for index in range(count):
+        seats = draw(st.lists(st.sampled_from(NAMES), min_size=2, max_size=5, unique=True))
+        places = draw(st.lists(st.integers(2, len(seats)), min_size=len(seats) - 1, max_size=len(seats) - 1))
+        winner = draw(st.integers(0, len(seats) - 1))
+        places.insert(winner, 1)
+        ms = draw(st.lists(st.one_of(st.none(), st.floats(0, 2000)), max_size=6))
+        actions = [ActionRecord(i % len(seats), "play", "AS", value) for i, value in enumerate(ms)]
+        faults = [FaultRecord("timeout", 0, seats[0], 1, "slow")] if draw(st.booleans()) else []
+        records.append(game_record(f"g{index:02d}", seats, places, fixture=index, actions=actions, faults=faults))
+    return records
+
+
+@settings(max_examples=60, deadline=None)
+@given(game_records(), st.randoms(use_true_random=False), st.booleans())
+def test_standings_do_not_depend_on_record_order(records: list[GameRecord], random: object, duplicate: bool) -> None:
+    shuffled = list(records) + (records[:1] if duplicate else [])
+    random.shuffle(shuffled)  # type: ignore[attr-defined]
+    expected = compute_standings(records, bots=NAMES)
+    assert compute_standings(shuffled, bots=list(reversed(NAMES))) == expected
+    total = sum(row.points for row in expected.rows)
+    assert total == pytest.approx(sum(len(r.seats) * (len(r.seats) - 1) / 2 for r in records))
+    assert sum(row.games for row in expected.rows) == sum(len(r.seats) for r in records)
+    for (a, b), (outlasted, met) in expected.head_to_head.items():
+        assert outlasted + expected.head_to_head[(b, a)][0] == met

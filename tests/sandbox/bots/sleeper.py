@@ -1,0 +1,5 @@
+"""Say READY, then sleep."""
+import time
+
+print("READY", flush=True)
+time.sleep(600)

@@ -1,0 +1,68 @@
+"""Helpers for the sandbox tests: find every process of a bot (by a marker in its environment
+or command line), wait for a bot's log or exit."""
+
+from __future__ import annotations
+
+import itertools
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from referee.sandbox import BotProcess
+
+BOTS = Path(__file__).parent / "bots"
+MARKER_KEY = "KWHIST_TEST_MARKER"
+_slots = itertools.count(100)
+
+
+def next_slot() -> int:
+    return next(_slots)
+
+
+def bot_pids(marker: str) -> set[int]:
+    """Every live (not zombie) process whose environment or command line holds ``marker``."""
+    found = set()
+    needle = marker.encode()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            status = (entry / "status").read_text()
+            if "State:\tZ" in status:
+                continue
+            blob = (entry / "environ").read_bytes() + (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if needle in blob:
+            found.add(int(entry.name))
+    return found
+
+
+def wait_for(predicate: Callable[[], bool], timeout_s: float = 20.0) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.02)
+    return predicate()
+
+
+def log_text(process: BotProcess) -> str:
+    return process.log_path.read_bytes().decode(errors="replace")
+
+
+def wait_log(process: BotProcess, text: str, timeout_s: float = 20.0) -> str:
+    """Wait until ``text`` is in the process's log (or it exits); return the log."""
+    wait_for(lambda: text in log_text(process) or process.poll() is not None, timeout_s)
+    return log_text(process)
+
+
+def wait_exit(process: BotProcess, timeout_s: float = 30.0) -> int:
+    assert wait_for(lambda: process.poll() is not None, timeout_s), f"{process} still runs"
+    code = process.poll()
+    assert code is not None
+    return code
+
+
+Launcher = Callable[..., BotProcess]

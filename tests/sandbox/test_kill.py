@@ -1,0 +1,96 @@
+"""Every process of a bot dies: on kill(), on kill_all(), and when the referee is SIGKILLed
+(sandbox.md table rows 9 and 10)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+
+from referee.sandbox import kill_all, live_processes
+from referee.sandbox.cgroups import clean_stale_groups, remove_groups
+from tests.sandbox.helpers import BOTS, Launcher, bot_pids, wait_for, wait_log
+
+pytestmark = [pytest.mark.sandbox, pytest.mark.timeout(60)]
+
+
+def test_a_daemonised_child_ignoring_sigterm_is_gone_after_kill(start: Launcher, limit_mode: str) -> None:
+    process = start("daemon.py", mode=limit_mode)
+    assert "READY" in wait_log(process, "READY")
+    marker = process.marker  # type: ignore[attr-defined]
+    assert wait_for(lambda: len(bot_pids(marker)) >= 2), bot_pids(marker)
+    private = Path(process.address.removeprefix("unix:")).parent
+    assert private.is_dir()
+    process.kill()
+    assert bot_pids(marker) == set()
+    assert process.exit_detail() == "killed by the referee"
+    assert not private.exists()  # the private directory is removed ...
+    assert process.log_path.exists()  # ... the log is kept
+    process.kill()  # idempotent
+
+
+def test_kill_all_kills_every_live_process(start: Launcher, mode: str) -> None:
+    first, second = start("sleeper.py", mode=mode), start("daemon.py", mode=mode)
+    for process in (first, second):
+        wait_log(process, "READY")
+    assert {first, second} <= set(live_processes())
+    kill_all()
+    assert not {first, second} & set(live_processes())
+    for process in (first, second):
+        assert process.poll() is not None
+        assert bot_pids(process.marker) == set()  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("script", ["daemon.py", "fork_bomb.py"])
+def test_bots_die_when_the_referee_is_sigkilled(bot_dir: Path, run_dir: Path, needs_bwrap: None, script: str) -> None:
+    marker = uuid.uuid4().hex
+    launcher = subprocess.Popen(
+        [sys.executable, str(BOTS / "launcher.py"), "bwrap", str(bot_dir), str(run_dir), marker, script],
+        stdout=subprocess.PIPE,
+        cwd=Path(__file__).parents[2],
+    )
+    try:
+        assert launcher.stdout is not None
+        line = launcher.stdout.readline().decode()
+        assert line.startswith("LAUNCHED"), line
+        assert wait_for(lambda: len(bot_pids(marker) - {launcher.pid}) >= 3), bot_pids(marker)
+        launcher.send_signal(signal.SIGKILL)
+        launcher.wait(10)
+        assert wait_for(lambda: not bot_pids(marker), 10), bot_pids(marker)
+    finally:
+        launcher.kill()
+        launcher.wait(10)
+        for pid in bot_pids(marker):
+            os.kill(pid, signal.SIGKILL)
+        clean_stale_groups()  # the dead referee's empty cgroups
+        remove_groups()
+
+
+def test_a_plain_bot_dies_when_an_rlimits_referee_is_sigkilled(bot_dir: Path, run_dir: Path) -> None:
+    """Without bwrap only the bot's own process is tied to the referee (PR_SET_PDEATHSIG): a
+    daemonised grandchild would survive, as sandbox.md says."""
+    marker = uuid.uuid4().hex
+    launcher = subprocess.Popen(
+        [sys.executable, str(BOTS / "launcher.py"), "rlimits", str(bot_dir), str(run_dir), marker, "sleeper.py"],
+        stdout=subprocess.PIPE,
+        cwd=Path(__file__).parents[2],
+    )
+    try:
+        assert launcher.stdout is not None
+        assert launcher.stdout.readline().startswith(b"LAUNCHED")
+        assert wait_for(lambda: len(bot_pids(marker) - {launcher.pid}) >= 1)
+        launcher.send_signal(signal.SIGKILL)
+        launcher.wait(10)
+        assert wait_for(lambda: not bot_pids(marker), 10), bot_pids(marker)
+    finally:
+        launcher.kill()
+        launcher.wait(10)
+        for pid in bot_pids(marker):
+            os.kill(pid, signal.SIGKILL)
+        clean_stale_groups()
+        remove_groups()

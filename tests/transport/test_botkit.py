@@ -1,0 +1,83 @@
+"""The Python bot kit: address selection, and a kit bot served in-process over real gRPC."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import pytest
+import trio
+
+from referee.botkit import Bot, GameSummary, SeatView, listen_address, start
+from referee.cards import Card, parse_card
+from referee.transport.client import BotClient, Reply
+from referee.views import CardPlayed, Event, Pass, TrickWon
+from tests.transport.helpers import hand_view
+
+
+def test_listen_address_prefers_argv_over_the_environment() -> None:
+    env = {"KWHIST_LISTEN": "unix:/tmp/env.sock"}
+    assert listen_address([], env) == "unix:/tmp/env.sock"
+    assert listen_address(["--listen", "127.0.0.1:5"], env) == "127.0.0.1:5"
+    assert listen_address(["--listen=unix:/x.sock"], env) == "unix:/x.sock"
+    with pytest.raises(SystemExit, match="KWHIST_LISTEN"):
+        listen_address([], {})
+
+
+class Recorder(Bot):
+    name = "recorder"
+    author = "tests"
+
+    def __init__(self) -> None:
+        self.events: list[Event] = []
+        self.summaries: list[GameSummary] = []
+
+    def observe(self, view: SeatView, events: Sequence[Event]) -> None:
+        self.events.extend(events)
+
+    def play(self, view: SeatView) -> Card | None:
+        if view.game_id == "pass":
+            return None
+        if view.game_id == "junk":
+            return "KC"  # type: ignore[return-value]  # a bot bug: not a Card
+        return view.hand[0]
+
+    def game_over(self, summary: GameSummary) -> None:
+        self.summaries.append(summary)
+
+
+@pytest.fixture
+def served(short_tmp: Path) -> Iterator[tuple[Recorder, str]]:
+    bot = Recorder()
+    address = f"unix:{short_tmp}/kit.sock"
+    server = start(bot, address, max_workers=2)
+    try:
+        yield bot, address
+    finally:
+        server.stop(None)
+
+
+def test_a_kit_bot_gets_events_answers_and_hears_the_result(served: tuple[Recorder, str]) -> None:
+    bot, address = served
+    events: list[Event] = [CardPlayed(2, parse_card("7C")), TrickWon(0, 1)]
+
+    async def main() -> tuple[Reply, Reply, Reply, str | None]:
+        client = BotClient(address, "recorder")
+        try:
+            info = await client.hello(30)
+            assert (info.name, info.author) == ("recorder", "tests")
+            played = await client.decide(hand_view(game_id="g"), events, 0, 250, 100, 10)
+            passed = await client.decide(hand_view(game_id="pass"), [], 1, 250, 100, 10)
+            junk = await client.decide(hand_view(game_id="junk"), [], 2, 250, 100, 10)
+            over = await client.game_over("g", 1, [2, 1, 3], None, 10)
+            return played, passed, junk, over
+        finally:
+            client.close()
+
+    played, passed, junk, over = trio.run(main)
+    assert played.answer == str(hand_view().hand[0])
+    assert passed.action == Pass()  # the kit encodes None as a pass; the match judges legality
+    assert junk.fault == "malformed" and "play() returned 'KC'" in junk.detail
+    assert over is None
+    assert bot.events == events
+    assert bot.summaries == [GameSummary(game_id="g", seat=1, placements=(2, 1, 3), winner=None)]
