@@ -12,7 +12,9 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
+# The demo league starts afresh each time (its results file is replaced).
 demo: $(STAMP)
+	rm -rf results/demo results/demo.sqlite results/demo.sqlite-wal results/demo.sqlite-shm
 	$(PY) -m referee run tournaments/demo.toml
 
 test: $(STAMP)

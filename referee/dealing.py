@@ -81,35 +81,26 @@ def next_in(seat: int, status: Sequence[SeatStatus]) -> int:
     raise ValueError("no seat is still in")
 
 
-def deal_order(dealer: int, status: Sequence[SeatStatus], hand_size: int) -> list[int]:
-    """Recipient seat of each deck position, in order (rules.md R6).
-
-    One card at a time clockwise starting left of ``dealer``, to seats still in; a dog gets
-    one card on the first pass only. ``len(result)`` is the number of cards dealt.
-    """
-    num_seats = len(status)
-    seats = [(dealer + step) % num_seats for step in range(1, num_seats + 1)]
-    seats = [seat for seat in seats if status[seat] is not SeatStatus.OUT]
-    order: list[int] = []
-    for pass_number in range(hand_size):
-        for seat in seats:
-            if pass_number == 0 or status[seat] is not SeatStatus.DOG:
-                order.append(seat)
-    return order
-
-
 def deal(
     deck: Sequence[Card], dealer: int, status: Sequence[SeatStatus], hand_size: int
 ) -> tuple[list[list[Card]], int]:
     """Deal ``deck`` (rules.md R6): per seat its cards in canonical order, and the number dealt.
 
-    Seats out get an empty hand. The caller guarantees the deal fits the deck
-    (``Rules.check_players``: players x size <= 51).
+    One card at a time clockwise starting left of ``dealer``, to seats still in; a dog
+    gets one card, on the first pass, and is skipped after that. Seats out get an empty
+    hand. The caller guarantees the deal fits the deck (``Rules.check_players``).
     """
+    num_seats = len(status)
+    seats = [(dealer + step) % num_seats for step in range(1, num_seats + 1)]
+    seats = [seat for seat in seats if status[seat] is not SeatStatus.OUT]
+    normal = [seat for seat in seats if status[seat] is not SeatStatus.DOG]
     hands: list[list[Card]] = [[] for _ in status]
-    order = deal_order(dealer, status, hand_size)
-    for position, seat in enumerate(order):
+    for position, seat in enumerate(seats):  # the first pass
         hands[seat].append(deck[position])
+    start, stride = len(seats), len(normal)
+    end = start + stride * (hand_size - 1)
+    for offset, seat in enumerate(normal):  # later passes: normal players only
+        hands[seat] += deck[start + offset : end : stride]
     for hand in hands:
         hand.sort(key=CARD_INDEX.__getitem__)
-    return hands, len(order)
+    return hands, end

@@ -247,11 +247,24 @@ def _connect(path: Path, *, create: bool) -> sqlite3.Connection:
     return connection
 
 
+def _without_comment(line: str) -> str:
+    """A TOML line without its ``#`` comment (a ``#`` inside a quoted string is kept)."""
+    quote = ""
+    for position, char in enumerate(line):
+        if quote:
+            quote = "" if char == quote else quote
+        elif char in "\"'":
+            quote = char
+        elif char == "#":
+            return line[:position].strip()
+    return line.strip()
+
+
 def _first_change(old: str, new: str) -> str:
-    """The first differing non-comment line of two config texts, or a generic phrase."""
+    """The first differing line of two config texts, comments and blank lines ignored."""
 
     def meaningful(text: str) -> list[str]:
-        return [line.strip() for line in text.splitlines() if line.strip() and not line.strip().startswith("#")]
+        return [line for line in map(_without_comment, text.splitlines()) if line]
 
     for tag, a0, a1, b0, b1 in difflib.SequenceMatcher(None, meaningful(old), meaningful(new)).get_opcodes():
         if tag == "equal":

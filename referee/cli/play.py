@@ -7,7 +7,7 @@ import hashlib
 from pathlib import Path
 
 import trio
-from rich.console import Console
+from referee.report.console import make_console
 
 from referee.cli.botspec import SAMPLE_BOTS, parse_bots
 from referee.cli.setup import shutdown_guard
@@ -49,7 +49,7 @@ def game_seed(seed: int, game: int) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    console = Console(highlight=False)
+    console = make_console()
     bots = parse_bots(args.bots)
     if not 2 <= len(bots) <= 7:
         raise ConfigError(f"play: {len(bots)} bots given; a table seats 2-7")
@@ -62,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
     if warning:
         console.print(f"[yellow]{warning}[/]")
     args.results.parent.mkdir(parents=True, exist_ok=True)
-    args.results.unlink(missing_ok=True)
+    ResultsStore.remove(args.results)
     store = ResultsStore.open(args.results, league="play", fingerprint="play", config_text="", resume=False)
     spec = LeagueSpec(
         name="play",

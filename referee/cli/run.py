@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 import trio
-from rich.console import Console
+from referee.report.console import make_console
 
 from referee.cli.setup import league_spec, open_results, shutdown_guard, store_standings
 from referee.config import load_config
@@ -27,9 +27,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 def run(args: argparse.Namespace) -> int:
-    console = Console(highlight=False)
+    console = make_console()
     config = load_config(args.config)
-    spec = league_spec(config, console, concurrency=args.concurrency)
+    spec = league_spec(config, console, concurrency=args.concurrency, results=args.results)
     fixtures = make_fixtures(
         [bot.name for bot in config.bots],
         config.league.table_size,

@@ -8,7 +8,7 @@ import json
 import sys
 from pathlib import Path
 
-from rich.console import Console
+from referee.report.console import make_console
 
 from referee.report.standings_table import print_standings
 from referee.rules import Rules
@@ -36,5 +36,5 @@ def run(args: argparse.Namespace) -> int:
     else:
         rules = Rules.from_dict(records[0].rules).summary() if records else None
         meta = store.meta()
-        print_standings(Console(highlight=False), standings, title=f"Standings — {meta.get('league', '')}", rules_line=f"rules: {rules}" if rules else None)
+        print_standings(make_console(), standings, title=f"Standings — {meta.get('league', '')}", rules_line=f"rules: {rules}" if rules else None)
     return 0

@@ -89,12 +89,22 @@ def _build(model: FileModel, path: Path, text: str) -> LeagueConfig:
     return LeagueConfig(league, rules, time, faults, sandbox, bots, path, text, fingerprint)
 
 
-def _from_cwd(part: str) -> str:
-    """A relative path that exists under the current directory, made absolute; anything
-    else (options, module names, paths meant for the bot's directory) unchanged."""
-    if part.startswith("-") or Path(part).is_absolute() or not Path(part).exists():
-        return part
-    return str(Path(part).absolute())
+def _from_cwd(command: tuple[str, ...]) -> tuple[str, ...]:
+    """``command`` with each relative path of a file under the current directory made
+    absolute; the program name (unless it has a ``/``), options, the module after ``-m``
+    and paths meant for the bot's directory stay as written."""
+    resolved = []
+    for position, part in enumerate(command):
+        path = Path(part)
+        keep = (
+            (position == 0 and "/" not in part)
+            or part.startswith("-")
+            or (position > 0 and command[position - 1] == "-m")
+            or path.is_absolute()
+            or not path.is_file()
+        )
+        resolved.append(part if keep else str(path.absolute()))
+    return tuple(resolved)
 
 
 def _bot_spec(bot: BotModel) -> BotSpec:
@@ -103,7 +113,7 @@ def _bot_spec(bot: BotModel) -> BotSpec:
         return BotSpec(bot.name, (), bot.address, Path("."), tuple(bot.ro_paths))
     written = tuple(bot.command)
     directory = Path(bot.dir) if bot.dir else default_bot_dir(written)
-    return BotSpec(bot.name, tuple(_from_cwd(part) for part in written), None, directory.absolute(), tuple(bot.ro_paths))
+    return BotSpec(bot.name, _from_cwd(written), None, directory.absolute(), tuple(bot.ro_paths))
 
 
 def config_fingerprint(

@@ -11,19 +11,19 @@ from referee.standings import Standings
 
 
 def standings_table(standings: Standings, *, title: str = "Standings", rules_line: str | None = None) -> RenderableType:
-    """Rank, bot, games, wins, win %, mean placement, points, rating, faults by kind, decision times."""
+    """Rank, bot, games, wins, win %, mean placement ("place"), points, rating, faults by kind, decision times."""
     table = Table(title=title, title_style="bold", caption=rules_line, caption_justify="left")
     table.add_column("#", justify="right")
-    table.add_column("bot", style="bold")
+    table.add_column("bot", style="bold", no_wrap=True)
     table.add_column("games", justify="right")
     table.add_column("wins", justify="right")
-    table.add_column("win %", justify="right")
-    table.add_column("mean place", justify="right")
+    table.add_column("win%", justify="right")
+    table.add_column("place", justify="right", header_style="bold")
     table.add_column("points", justify="right", style="bold cyan")
-    table.add_column("pts/game", justify="right")
+    table.add_column("pts/g", justify="right")
     table.add_column("rating", justify="right")
     table.add_column("faults", justify="left")
-    table.add_column("ms p50/p95", justify="right")
+    table.add_column("ms p50/p95", justify="right", no_wrap=True)
     for row in standings.rows:
         name = Text(row.bot)
         if row.withdrawn:

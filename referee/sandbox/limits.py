@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import functools
 import os
 import resource
 import signal
@@ -77,6 +78,7 @@ def tasks_of_uid(uid: int) -> int:
     return count
 
 
+@functools.cache
 def _prctl() -> Callable[[int, int], int] | None:
     if not sys.platform.startswith("linux"):
         return None

@@ -53,10 +53,10 @@ def test_minimal_config_gets_defaults(tmp_path: Path) -> None:
     assert config.faults.preset == "league" and config.faults.max_faults == 3
     assert config.sandbox.mode == "auto" and config.sandbox.memory_mb == 512
     assert config.bot_names == ["alpha", "beta", "gamma"]
-    assert config.bots[0].command == ("python", "bots/alpha/bot.py")
-    assert config.bots[0].dir == Path("bots/alpha")
+    assert config.bots[0].command == ("python", "bots/alpha/bot.py")  # no such file here: left as written
+    assert config.bots[0].dir == Path("bots/alpha").absolute()
     assert config.bots[1].command == ("python", "bots/beta/bot.py", "--fast")
-    assert config.bots[1].dir == Path("bots/beta")
+    assert config.bots[1].dir == Path("bots/beta").absolute()
     assert config.bots[2].remote and config.bots[2].command == ()
     assert config.remote_bots == {"gamma"}
     assert config.source == tmp_path / "night.toml"
@@ -68,7 +68,9 @@ def test_demo_config_loads() -> None:
     config = load_config(demo)
     assert config.league.name == "demo" and config.league.seed == 2026 and config.league.table_size == 4
     assert config.bot_names == ["heuristic", "heuristic-2", "random", "random-2"]
-    assert all(bot.dir == Path("sample_bots/python") for bot in config.bots)
+    samples = demo.parents[1] / "sample_bots" / "python"
+    assert all(bot.dir == Path("sample_bots/python").absolute() for bot in config.bots)
+    assert config.bots[3].command in (("python", "sample_bots/python/random_bot.py"), ("python", str(samples / "random_bot.py")))
     assert config.time.move_ms == 1000 and config.time.startup_ms == 10000
 
 
@@ -105,7 +107,22 @@ ro_paths = ["/opt/data"]
     assert config.time.move_ms == 250 and config.time.bank_ms == 500 and config.time.unlimited
     assert config.faults.preset == "debug" and config.faults.max_restarts == 0
     assert config.sandbox.cpus == 2.0 and config.sandbox.ro_paths == ("/opt/data",)
-    assert config.bots[0].dir == Path("elsewhere") and config.bots[0].ro_paths == ("/x",)
+    assert config.bots[0].dir == Path("elsewhere").absolute() and config.bots[0].ro_paths == ("/x",)
+
+
+def test_command_paths_resolve_from_the_current_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "bots" / "alpha").mkdir(parents=True)
+    (tmp_path / "bots" / "alpha" / "bot.py").write_text("")
+    (tmp_path / "bots" / "beta").mkdir()
+    monkeypatch.chdir(tmp_path)
+    config = load_config(write(tmp_path, GOOD.replace("command = \"python bots/beta/bot.py --fast\"", 'command = "python bot.py -m x"\ndir = "bots/beta"')))
+    alpha, beta, gamma = config.bots
+    assert alpha.command == ("python", str(tmp_path / "bots" / "alpha" / "bot.py")) and alpha.dir == tmp_path / "bots" / "alpha"
+    assert beta.command == ("python", "bot.py", "-m", "x") and beta.dir == tmp_path / "bots" / "beta"
+    assert gamma.dir == Path(".") and gamma.command == ()
+    monkeypatch.chdir(tmp_path / "bots")
+    moved = load_config(tmp_path / "night.toml")
+    assert moved.fingerprint == config.fingerprint  # the fingerprint uses the paths as written
 
 
 def test_strict_preset_forfeits_on_first_fault(tmp_path: Path) -> None:

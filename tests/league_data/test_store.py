@@ -105,10 +105,10 @@ def test_resume_continues_with_the_same_config(tmp_path: Path) -> None:
 
 def test_resume_refuses_a_changed_config(tmp_path: Path) -> None:
     path = tmp_path / "demo.sqlite"
-    with open_store(path, text="[league]\nseed = 1\n") as store:
+    with open_store(path, text='[league]\n# the seed\nname = "a#b"\nseed = 1   # lucky\n') as store:
         store.save_game(sample_records()[0])
     with pytest.raises(StoreError) as raised:
-        open_store(path, fingerprint="f2", resume=True, text="[league]\nseed = 2\n")
+        open_store(path, fingerprint="f2", resume=True, text='[league]\nname = "a#b"  # renamed comment\nseed = 2 # other\n')
     message = str(raised.value)
     assert message.startswith(f"config changed since the games in {path} were played")
     assert "'seed = 1' is now 'seed = 2'" in message and "\n" not in message

@@ -49,7 +49,9 @@ def setup_for(index: int) -> tuple[int, Rules, int, int | None, dict[int, tuple[
     return num_seats, rules, index, first_dealer, decks
 
 
-def play_random(game: Game, rng: random.Random, forfeit_rate: float = 0.0) -> tuple[list[tuple[int, Action]], list[tuple[int, int]]]:
+def play_random(
+    game: Game, rng: random.Random, forfeit_rate: float = 0.0
+) -> tuple[list[tuple[int, Action]], list[tuple[int, int]]]:
     """Play ``game`` out with random legal actions; sometimes try an illegal one first."""
     actions: list[tuple[int, Action]] = []
     forfeits: list[tuple[int, int]] = []
@@ -247,7 +249,8 @@ def test_w21_random_games_over_every_variant() -> None:
             check_game(game)
             check_replay(game, setup, actions, [])
         except AssertionError as error:
-            raise AssertionError(f"game {index}: {num_seats} seats, {rules.summary()}, first_dealer={first_dealer}: {error}") from error
+            where = f"game {index}: {num_seats} seats, {rules.summary()}, first_dealer={first_dealer}"
+            raise AssertionError(f"{where}: {error}") from error
 
 
 @settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -46,7 +46,8 @@ def test_one_trick(case: str, turn_up: str, hands: dict[int, str], steps: list[t
             with pytest.raises(IllegalAction, match="must follow suit"):
                 game.apply(seat, Play(card(text)))
             led = card(steps[0][1]).suit
-            assert game.legal_actions() == tuple(Play(c) for c in CARDS if c in set(map(card, hands[seat].split())) and c.suit == led)
+            held = {card(text) for text in hands[seat].split()}
+            assert game.legal_actions() == tuple(Play(c) for c in CARDS if c in held and c.suit == led)
     assert game.events[-1] == TrickWon(winner, 1)
     assert game.to_act == winner  # R14: the winner leads the next trick
 
