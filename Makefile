@@ -26,6 +26,13 @@ test: $(STAMP)
 proto: $(STAMP)
 	$(PY) -m referee.transport.protogen
 
+# The sample bots in other languages (sample_bots/node, sample_bots/cpp): Node.js with npm,
+# and for C++ cmake, pkg-config and gRPC (Debian packages: see sample_bots/cpp/README.md).
+bots:
+	cd sample_bots/node && npm ci --no-audit --no-fund --loglevel=error
+	cmake -S sample_bots/cpp -B sample_bots/cpp/build -DCMAKE_BUILD_TYPE=Release
+	cmake --build sample_bots/cpp/build --parallel 2
+
 bench: $(STAMP)
 	$(PY) -m pip install --quiet -e '.[bench]'
 	$(PY) bench/run.py

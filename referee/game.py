@@ -32,7 +32,7 @@ from referee.round_end import (
     required_tricks,
     resolve_round,
 )
-from referee.rules import Rules
+from referee.rules import MAX_PLAYERS, Rules
 from referee.views import (
     Action,
     CardPlayed,
@@ -58,14 +58,27 @@ _PASS = Pass()
 _SUIT_CHOICES: tuple[ChooseTrump, ...] = tuple(ChooseTrump(suit) for suit in Suit)
 _NO_TRUMP = ChooseTrump(None)
 _IN, _DOG, _OUT = SeatStatus.IN, SeatStatus.DOG, SeatStatus.OUT
-_RawTrick = tuple[int, tuple[tuple[int, Card | None], ...], int]
-"""A completed trick as kept in play: leader, (seat, card or None for a pass) plays, winner."""
+# Plays and their events are immutable values from a small set: built once, shared by
+# every game (building a frozen dataclass per play cost more than the play itself).
+_TRICK_PLAYS: tuple[dict[Card | None, TrickPlay], ...] = tuple(
+    {card: TrickPlay(seat, card) for card in (*CARDS, None)} for seat in range(MAX_PLAYERS)
+)
+_CARDS_PLAYED: tuple[dict[Card, CardPlayed], ...] = tuple(
+    {card: CardPlayed(seat, card) for card in CARDS} for seat in range(MAX_PLAYERS)
+)
+_PASSES: tuple[Passed, ...] = tuple(Passed(seat) for seat in range(MAX_PLAYERS))
+_RawTrick = tuple[int, tuple[TrickPlay, ...], int]
+"""A completed trick as kept in play: leader, plays, winner."""
 
 
 class _Phase(Enum):
     TRUMP = "trump"
     PLAY = "play"
     OVER = "over"
+
+
+_TRUMP_PHASE, _PLAY_PHASE, _OVER_PHASE = _Phase.TRUMP, _Phase.PLAY, _Phase.OVER
+_PLAY_DECISION, _TRUMP_DECISION = DecisionKind.PLAY, DecisionKind.CHOOSE_TRUMP
 
 
 @dataclass(frozen=True)
@@ -152,6 +165,7 @@ class Game:
         self._last_round = rules.start_hand_size
         self._rotations = [[(seat + step) % num_seats for step in range(num_seats)] for seat in range(num_seats)]
         self._status: list[SeatStatus] = [_IN] * num_seats
+        self._status_now: tuple[SeatStatus, ...] = tuple(self._status)  # = tuple(self._status), for views
         self._knocked_out_round: list[int | None] = [None] * num_seats
         self._forfeited: list[bool] = [False] * num_seats
         self._dog_life_used = False
@@ -171,13 +185,15 @@ class Game:
         self._no_trump = False
         self._chooser: int | None = None
         self._tricks_won: list[int] = []
+        self._tricks_won_now: tuple[int, ...] = ()  # = tuple(self._tricks_won), for views
         self._completed: list[_RawTrick] = []
         self._completed_tricks: list[Trick] = []  # self._completed as Tricks, built on demand
+        self._completed_now: tuple[Trick, ...] = ()  # = tuple(self._completed_tricks) once all are built
         self._round_forfeits: set[int] = set()
         # per trick (set by _start_trick)
         self._order: list[int] = []
         self._position = 0
-        self._plays: list[tuple[int, Card | None]] = []
+        self._plays: list[TrickPlay] = []
         self._lead_seat: int | None = None
         self._led: Suit | None = None
         self._best_seat = -1
@@ -188,10 +204,11 @@ class Game:
 
     def decision(self) -> DecisionKind | None:
         """What ``to_act`` is asked: PLAY, CHOOSE_TRUMP, or None when the game is over."""
-        if self._phase is _Phase.PLAY:
-            return DecisionKind.PLAY
-        if self._phase is _Phase.TRUMP:
-            return DecisionKind.CHOOSE_TRUMP
+        phase = self._phase
+        if phase is _PLAY_PHASE:
+            return _PLAY_DECISION
+        if phase is _TRUMP_PHASE:
+            return _TRUMP_DECISION
         return None
 
     def legal_actions(self) -> tuple[Action, ...]:
@@ -204,7 +221,7 @@ class Game:
 
     def _compute_legal(self) -> tuple[Action, ...]:
         phase = self._phase
-        if phase is _Phase.PLAY:
+        if phase is _PLAY_PHASE:
             seat = self.to_act
             assert seat is not None
             hand = self._hands[seat]
@@ -216,7 +233,7 @@ class Game:
             if self._round_status[seat] is _DOG and self._may_pass():
                 legal += (_PASS,)
             return legal
-        if phase is _Phase.TRUMP:
+        if phase is _TRUMP_PHASE:
             return _SUIT_CHOICES + (_NO_TRUMP,) if self.rules.allow_no_trump else _SUIT_CHOICES
         return ()
 
@@ -234,14 +251,14 @@ class Game:
             raise ValueError(f"seat {seat} does not exist: expected 0-{self.num_seats - 1}")
         mine = seat == self.to_act
         current = None
-        if self._phase is _Phase.PLAY:
-            current = Trick(self._trick_leader(), tuple(TrickPlay(*play) for play in self._plays))
+        if self._phase is _PLAY_PHASE:
+            current = Trick(self._trick_leader(), tuple(self._plays))
         return SeatView(
             game_id=self.game_id,
             seat=seat,
             num_seats=self.num_seats,
             rules=self.rules,
-            status=tuple(self._status),
+            status=self._status_now,
             dealer=self._dealer,
             round_number=self._round,
             hand_size=self._hand_size,
@@ -252,7 +269,7 @@ class Game:
             hand=tuple(self._hands[seat]),
             current_trick=current,
             completed_tricks=self._tricks(),
-            tricks_won=tuple(self._tricks_won),
+            tricks_won=self._tricks_won_now,
             dog_life_used=self._dog_life_used,
             decision=self.decision() if mine else None,
             legal=self.legal_actions() if mine else (),
@@ -284,9 +301,11 @@ class Game:
     def _tricks(self) -> tuple[Trick, ...]:
         """This round's completed tricks as Tricks (built once each, on demand)."""
         built = self._completed_tricks
-        for leader, plays, winner in self._completed[len(built) :]:
-            built.append(Trick(leader, tuple(TrickPlay(*play) for play in plays), winner))
-        return tuple(built)
+        if len(built) < len(self._completed):
+            for leader, plays, winner in self._completed[len(built) :]:
+                built.append(Trick(leader, plays, winner))
+            self._completed_now = tuple(built)
+        return self._completed_now
 
     # --- actions -------------------------------------------------------------------
 
@@ -296,14 +315,14 @@ class Game:
         Raises IllegalAction, leaving the state unchanged, when the game is over, the
         seat is not to act, or the action is not legal now (rules.md R15).
         """
-        if seat == self.to_act and self._phase is _Phase.PLAY:
+        if seat == self.to_act and self._phase is _PLAY_PHASE:
             if type(action) is Play:
                 self._play(seat, action.card)
             elif type(action) is Pass:
                 self._pass(seat)
             else:
                 raise IllegalAction(f"seat {seat} must play a card (or a dog pass), not {action}")
-        elif self._phase is _Phase.OVER:
+        elif self._phase is _OVER_PHASE:
             raise IllegalAction(f"the game is over: seat {seat} may not act ({action})")
         elif seat != self.to_act:
             what = "choose trump" if self._phase is _Phase.TRUMP else "play"
@@ -349,8 +368,8 @@ class Game:
                     f"seat {seat} must follow suit {led.symbol}: holds {_cards(follow)}; played {card} (rules.md R12)"
                 )
         hand.remove(card)
-        self._plays.append((seat, card))
-        self.events.append(CardPlayed(seat, card))
+        self._plays.append(_TRICK_PLAYS[seat][card])
+        self.events.append(_CARDS_PLAYED[seat][card])
         best = self._best_card
         if best is None:
             self._led = card.suit
@@ -376,8 +395,8 @@ class Game:
             )
         if len(self._completed) + 1 >= self._hand_size:
             raise IllegalAction(f"seat {seat} (dog) may not pass on the last trick of the round (rules.md R18)")
-        self._plays.append((seat, None))
-        self.events.append(Passed(seat))
+        self._plays.append(_TRICK_PLAYS[seat][None])
+        self.events.append(_PASSES[seat])
         self._legal = None
         self._position += 1
         if self._position < len(self._order):
@@ -394,6 +413,7 @@ class Game:
         assert self._lead_seat is not None
         self._completed.append((self._lead_seat, tuple(self._plays), winner))
         self._tricks_won[winner] += 1
+        self._tricks_won_now = tuple(self._tricks_won)
         self.events.append(TrickWon(winner, len(self._completed)))
         if len(self._completed) == self._hand_size:
             self._end_round()
@@ -410,7 +430,7 @@ class Game:
         self._led = None
         self._best_seat = -1
         self._best_card = None
-        self._phase = _Phase.PLAY
+        self._phase = _PLAY_PHASE
         self._legal = None
         self.to_act = self._order[0]
 
@@ -439,8 +459,10 @@ class Game:
         self._no_trump = False
         self._turn_up = None
         self._tricks_won = [0] * self.num_seats
+        self._tricks_won_now = tuple(self._tricks_won)
         self._completed = []
         self._completed_tricks = []
+        self._completed_now = ()
         self._round_forfeits = set()
         self._plays = []
         if round_number == 1:
@@ -477,6 +499,7 @@ class Game:
             self._knocked_out_round[seat] = round_number
         for seat in result.forfeited:
             self._forfeited[seat] = True
+        self._status_now = tuple(self._status)
         knocked_out = tuple(sorted(result.knocked_out + result.forfeited))
         self.events.append(
             RoundEnded(round_number, tuple(self._tricks_won), knocked_out, result.dogs, result.forfeited)
@@ -536,10 +559,7 @@ _RoundSnapshot = tuple[Any, ...]
 
 def _to_record(snapshot: _RoundSnapshot) -> RoundRecord:
     fields = list(snapshot)
-    fields[9] = tuple(
-        trick if isinstance(trick, Trick) else Trick(trick[0], tuple(TrickPlay(*play) for play in trick[1]), trick[2])
-        for trick in fields[9]
-    )
+    fields[9] = tuple(trick if isinstance(trick, Trick) else Trick(*trick) for trick in fields[9])
     return RoundRecord(*fields)
 
 

@@ -6,13 +6,14 @@ transaction, so an interrupted league loses only the games in progress (DESIGN.m
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
 import trio
 
+from referee.cards import Card
 from referee.faults import FaultPolicy
 from referee.game import Game
 from referee.gamelog import build_record
@@ -24,6 +25,7 @@ from referee.sandbox import SandboxSettings
 from referee.schedule import Fixture
 from referee.store import ResultsStore
 from referee.timecontrol import TimeControl
+from referee.tracelog import TraceLog
 
 
 class Reporter(Protocol):
@@ -83,8 +85,14 @@ async def _worker(
             reporter.game_finished(record)
 
 
-async def play_fixture(spec: LeagueSpec, pool: BotPool, fixture: Fixture) -> GameRecord:
-    """Seat the fixture's bots, play the game, return its record (not yet stored)."""
+async def play_fixture(
+    spec: LeagueSpec, pool: BotPool, fixture: Fixture, decks: Mapping[int, Sequence[Card]] | None = None
+) -> GameRecord:
+    """Seat the fixture's bots, play the game, return its record (not yet stored).
+
+    ``decks`` (round number -> 52 cards in deal order) fixes those rounds' decks (a deal
+    file, ``referee play --deal``); other rounds are shuffled from the fixture's seed.
+    """
     players: list[Player | None] = []
     startup_faults: list[FaultRecord] = []
     leases: list[Lease | None] = []
@@ -92,17 +100,20 @@ async def play_fixture(spec: LeagueSpec, pool: BotPool, fixture: Fixture) -> Gam
     for seat, name in enumerate(fixture.seats):
         got = await pool.acquire(name)
         if isinstance(got, StartFailure):
-            startup_faults.append(FaultRecord(got.kind, seat, name, None, got.detail))
+            startup_faults.append(FaultRecord(got.kind, seat, name, None, got.detail, got.request, got.answer, got.ms))
             got = None
         withdrawn.append(got is None and pool.is_withdrawn(name))
         leases.append(got)
         players.append(got)
-    game = Game(len(fixture.seats), spec.rules, fixture.seed, game_id=fixture.game_id, first_dealer=fixture.first_dealer)
+    game = Game(len(fixture.seats), spec.rules, fixture.seed, game_id=fixture.game_id, first_dealer=fixture.first_dealer, decks=decks)
     crashed_seats: set[int] = set(range(len(leases)))  # if the game is cancelled, start afresh
+    trace = TraceLog.for_game(spec.run_dir, fixture.game_id, fixture.seats) if spec.faults.trace else None
     try:
-        result = await play_match(game, players, spec.time, spec.faults, startup_faults=startup_faults)
+        result = await play_match(game, players, spec.time, spec.faults, startup_faults=startup_faults, trace=trace)
         crashed_seats = result.crashed
     finally:
+        if trace is not None:
+            trace.close()
         for seat, lease in enumerate(leases):
             if lease is not None:
                 pool.release(lease, crashed=seat in crashed_seats)

@@ -87,7 +87,12 @@ async def play_match(
         seats[startup.seat].faults += 1
     for seat, player in enumerate(players):
         if player is None:
+            # no bot plays this seat (it failed to start, or is withdrawn): it forfeits at
+            # once, so it never ranks above a seat that plays (DESIGN.md §5)
             seats[seat].crashed = True
+            game.forfeit(seat)
+            result.forfeits.append((0, seat))
+            seats[seat].forfeited_round = game.round_number
     decision = 0
     while not game.over:
         to_act = game.to_act
@@ -119,15 +124,17 @@ async def play_match(
             action, fault = _judge(view, reply, state.clock, time)
             if fault is not None:
                 kind, detail = fault
+                answer = reply.answer
                 if kind == "crash":
                     state.crashed = True
                     result.crashed.add(seat)
-                    exit_detail = player.exit_detail()
+                    exit_detail = await _exit_detail(player)
                     if exit_detail:
                         detail = f"{detail}; {exit_detail}"
+                        answer = f"{answer}; {exit_detail}"
                 state.faults += 1
                 result.faults.append(
-                    FaultRecord(kind, seat, player.name, decision, detail, reply.request_json, reply.answer, round(reply.ms, 3))
+                    FaultRecord(kind, seat, player.name, decision, detail, reply.request_json, answer, round(reply.ms, 3))
                 )
                 action = fallback_action(view)
             result.actions.append(
@@ -150,6 +157,8 @@ async def play_match(
 def _judge(view: SeatView, reply: Reply, clock: SeatClock, time: TimeControl) -> tuple[Action, tuple[FaultKind, str] | None]:
     """-> (the bot's action, or a placeholder when faulted; the fault kind and detail)."""
     if reply.fault is not None:
+        if reply.fault == "timeout":
+            clock.bank_left_ms = 0.0  # the deadline included the whole bank: it is spent
         return view.legal[0], (reply.fault, reply.detail)
     if clock.settle(reply.ms):
         limit = time.move_ms + time.grace_ms
@@ -160,6 +169,16 @@ def _judge(view: SeatView, reply: Reply, clock: SeatClock, time: TimeControl) ->
         legal = " ".join(format_action(a) for a in view.legal)
         return action, ("illegal", f"{format_action(action)} is not legal here; legal: {legal}")
     return action, None
+
+
+async def _exit_detail(player: Player, wait_s: float = 1.0) -> str | None:
+    """How the bot's process ended; a crash is often seen (connection lost) just before
+    the process is reaped, so wait up to ``wait_s`` seconds for the exit code or signal."""
+    with trio.move_on_after(wait_s):
+        while (detail := player.exit_detail()) is None:
+            await trio.sleep(0.02)
+        return detail
+    return None
 
 
 async def _announce_result(game: Game, players: Sequence[Player | None]) -> None:

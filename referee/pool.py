@@ -7,15 +7,19 @@ a bot given by address (remote) is one shared connection that we neither start n
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import trio
+
+from referee import PROTOCOL_VERSION, __version__
 from referee.errors import BotError
 from referee.records import FaultKind
 from referee.sandbox import BotProcess, SandboxSettings, launch
 from referee.timecontrol import TimeControl
-from referee.transport.client import BotClient, HelloInfo, ProtocolMismatch, Reply
+from referee.transport.client import BotClient, HelloError, HelloInfo, ProtocolMismatch, Reply
 from referee.views import Event, SeatView
 
 
@@ -66,10 +70,16 @@ class Lease:
 
 @dataclass(frozen=True)
 class StartFailure:
-    """Why a bot could not take its seat: a ``startup`` or ``protocol`` fault."""
+    """Why a bot could not take its seat: a ``startup`` or ``protocol`` fault, with its
+    evidence (DESIGN.md §5): ``request`` the Hello request as JSON ("" when the process
+    could not be started), ``answer`` what came back (the HelloReply as JSON, the gRPC
+    status, or how the process ended), ``ms`` from starting (or connecting) to the failure."""
 
     kind: FaultKind
     detail: str
+    request: str = ""
+    answer: str = ""
+    ms: float | None = None
 
 
 @dataclass
@@ -167,7 +177,7 @@ class BotPool:
             return slots.shared
         assert slots.entry.address is not None
         client = BotClient(slots.entry.address, slots.entry.name)
-        outcome = await self._hello(client, None)
+        outcome = await self._hello(client, None, trio.current_time())
         if isinstance(outcome, StartFailure):
             client.close()
             return outcome
@@ -178,6 +188,7 @@ class BotPool:
         entry = slots.entry
         self._slot += 1
         slots.starts += 1
+        started = trio.current_time()
         try:
             process = launch(
                 entry.command,
@@ -189,9 +200,9 @@ class BotPool:
             )
         except BotError as error:
             self._count_failure(slots)
-            return StartFailure("startup", str(error))
+            return StartFailure("startup", str(error), answer="not started", ms=(trio.current_time() - started) * 1000)
         client = BotClient(process.address, entry.name)
-        outcome = await self._hello(client, process)
+        outcome = await self._hello(client, process, started)
         if isinstance(outcome, StartFailure):
             client.close()
             process.kill()
@@ -208,18 +219,51 @@ class BotPool:
 
         return replace(self._sandbox, ro_paths=tuple(self._sandbox.ro_paths) + entry.ro_paths)
 
-    async def _hello(self, client: BotClient, process: BotProcess | None) -> HelloInfo | StartFailure:
+    async def _hello(self, client: BotClient, process: BotProcess | None, started: float) -> HelloInfo | StartFailure:
+        request = json.dumps(
+            {"protocol_major": PROTOCOL_VERSION[0], "protocol_minor": PROTOCOL_VERSION[1], "referee_version": __version__},
+            separators=(",", ":"),
+        )
         try:
-            return await client.hello(self._time.startup_ms / 1000)
+            return await self._hello_or_exit(client, process)
         except ProtocolMismatch as error:
-            return StartFailure("protocol", str(error))
+            return StartFailure("protocol", str(error), request, error.answer, (trio.current_time() - started) * 1000)
         except BotError as error:
             detail = str(error)
+            answer = error.answer if isinstance(error, HelloError) else ""
             if process is not None:
                 exit_detail = process.exit_detail()
                 if exit_detail:
                     detail += f"; {exit_detail}"
+                    answer = f"{answer}; {exit_detail}" if answer else exit_detail
                 head = process.stderr_head(500).strip()
                 if head:
                     detail += f"; stderr: {head}"
-            return StartFailure("startup", detail)
+            return StartFailure("startup", detail, request, answer, (trio.current_time() - started) * 1000)
+
+    async def _hello_or_exit(self, client: BotClient, process: BotProcess | None) -> HelloInfo:
+        """Hello within ``startup_ms``; a process that ends first fails at once (raises
+        HelloError) instead of after the whole ``startup_ms``."""
+        outcome: list[HelloInfo | BotError] = []
+
+        async def hello(scope: trio.CancelScope) -> None:
+            try:
+                outcome.append(await client.hello(self._time.startup_ms / 1000))
+            except BotError as error:
+                outcome.append(error)
+            scope.cancel()
+
+        async def watch(scope: trio.CancelScope) -> None:
+            while process is not None and process.exit_detail() is None:
+                await trio.sleep(0.05)
+            scope.cancel()
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(hello, nursery.cancel_scope)
+            if process is not None:
+                nursery.start_soon(watch, nursery.cancel_scope)
+        if not outcome:
+            raise HelloError(f"bot {client.name}: its process ended before answering Hello")
+        if isinstance(outcome[0], BotError):
+            raise outcome[0]
+        return outcome[0]

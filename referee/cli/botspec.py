@@ -7,6 +7,7 @@ import shlex
 from collections.abc import Sequence
 from pathlib import Path
 
+from referee.config import resolve_command
 from referee.errors import ConfigError
 from referee.pool import BotEntry
 
@@ -18,6 +19,9 @@ SAMPLE_BOTS: dict[str, tuple[str, ...]] = {
     "node": ("node", "node/bot.js"),
     "cpp": ("cpp/build/kwhist_cpp_bot",),
 }
+# Host paths a sample bot reads besides its own folder (bound read-only in the sandbox):
+# the Node bot loads protos/knockout_whist/v1/bot.proto at run time.
+SAMPLE_RO_PATHS: dict[str, tuple[str, ...]] = {"node": (str(REPO / "protos"),)}
 _ADDRESS = re.compile(r"^(unix:.+|[\w.\-]+:\d+|\[[0-9a-fA-F:]+\]:\d+)$")
 
 
@@ -32,12 +36,14 @@ def parse_bot(text: str, taken: set[str]) -> BotEntry:
     if rest in SAMPLE_BOTS:
         parts = SAMPLE_BOTS[rest]
         command = tuple(part if part in ("python", "node") else str(SAMPLE_DIR / part) for part in parts)
-        entry = BotEntry(name=name or rest, command=command, directory=Path(command[-1]).parent)
+        entry = BotEntry(
+            name=name or rest, command=command, directory=Path(command[-1]).parent, ro_paths=SAMPLE_RO_PATHS.get(rest, ())
+        )
     elif _ADDRESS.match(rest):
         entry = BotEntry(name=name or rest, address=rest)
     else:
-        command = tuple(shlex.split(rest))
-        script = next((Path(part) for part in reversed(command) if Path(part).exists()), None)
+        command = resolve_command(tuple(shlex.split(rest)))
+        script = next((Path(part) for part in reversed(command) if Path(part).is_file()), None)
         if script is None:
             raise ConfigError(
                 f"bot {text!r}: not a sample bot ({', '.join(SAMPLE_BOTS)}), an address (host:port, unix:/path) "

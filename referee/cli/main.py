@@ -11,7 +11,7 @@ from rich.markup import escape
 
 from referee.errors import RefereeError
 
-COMMANDS = ("run", "play", "standings")
+COMMANDS = ("run", "play", "standings", "replay", "check_bot", "faults")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -12,6 +12,7 @@ from referee.report.console import make_console
 from referee.cli.botspec import SAMPLE_BOTS, parse_bots
 from referee.cli.setup import shutdown_guard
 from referee.config import rules_from_options
+from referee.dealfile import read_deal
 from referee.errors import ConfigError
 from referee.faults import FaultPolicy
 from referee.league import LeagueSpec, play_fixture
@@ -38,6 +39,13 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     parser.add_argument("--seed", type=int, default=1, help="seed of the deals (default 1)")
     parser.add_argument("--trace", action="store_true", help="print every game trick by trick")
     parser.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE", help="a rule variant (rules.md §2); repeatable")
+    parser.add_argument(
+        "--deal",
+        type=Path,
+        metavar="FILE",
+        help="a deal file (TOML, or JSON): the first dealer and the deck of chosen rounds; "
+        "export one with  referee replay RESULTS GAME --export-deal FILE",
+    )
     parser.add_argument("--move-ms", type=int, default=1000, help="time limit per decision in ms (default 1000)")
     parser.add_argument("--sandbox", choices=("auto", "bwrap", "rlimits", "none"), default="auto")
     parser.add_argument("--results", type=Path, default=Path("results/play.sqlite"), help="where the games are stored (replaced)")
@@ -57,6 +65,9 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError("play: --games must be at least 1")
     rules = rules_from_options(args.rule)
     rules.check_players(len(bots))
+    deal = read_deal(args.deal) if args.deal is not None else None
+    if deal is not None:
+        deal.check_seats(len(bots))
     settings = SandboxSettings(mode=args.sandbox)
     mode, warning = resolve_mode(settings)
     if warning:
@@ -76,6 +87,8 @@ def run(args: argparse.Namespace) -> int:
     )
     names = tuple(bot.name for bot in bots)
     first_dealer = game_seed(args.seed, -1) % len(names)
+    if deal is not None and deal.first_dealer is not None:
+        first_dealer = deal.first_dealer
 
     async def play_all() -> None:
         async with BotPool(spec.bots, run_dir=spec.run_dir, sandbox=spec.sandbox, time=spec.time, max_restarts=3) as pool:
@@ -88,11 +101,11 @@ def run(args: argparse.Namespace) -> int:
                     deal=number // len(names),
                     rotation=rotation,
                     seats=seats,
-                    seed=game_seed(args.seed, number // len(names)),
+                    seed=deal.seed if deal is not None and deal.seed is not None else game_seed(args.seed, number // len(names)),
                     first_dealer=first_dealer,
                     game_id=f"play-{number + 1}",
                 )
-                record = await play_fixture(spec, pool, fixture)
+                record = await play_fixture(spec, pool, fixture, decks=deal.decks if deal is not None else None)
                 store.save_game(record)
                 if args.trace:
                     print_trace(console, record)

@@ -9,7 +9,7 @@ faults, errors) and pydantic. Paths in a config resolve against the current work
 directory (the repository root), not against the config file's folder.
 """
 
-from referee.config.load import config_fingerprint, load_config, rules_from_options
+from referee.config.load import config_fingerprint, load_config, resolve_command, rules_from_options
 from referee.config.settings import BotSpec, LeagueConfig, LeagueSettings, SandboxSection, default_bot_dir
 
 __all__ = [
@@ -21,4 +21,5 @@ __all__ = [
     "default_bot_dir",
     "load_config",
     "rules_from_options",
+    "resolve_command",
 ]

@@ -89,7 +89,7 @@ def _build(model: FileModel, path: Path, text: str) -> LeagueConfig:
     return LeagueConfig(league, rules, time, faults, sandbox, bots, path, text, fingerprint)
 
 
-def _from_cwd(command: tuple[str, ...]) -> tuple[str, ...]:
+def resolve_command(command: tuple[str, ...]) -> tuple[str, ...]:
     """``command`` with each relative path of a file under the current directory made
     absolute; the program name (unless it has a ``/``), options, the module after ``-m``
     and paths meant for the bot's directory stay as written."""
@@ -113,7 +113,7 @@ def _bot_spec(bot: BotModel) -> BotSpec:
         return BotSpec(bot.name, (), bot.address, Path("."), tuple(bot.ro_paths))
     written = tuple(bot.command)
     directory = Path(bot.dir) if bot.dir else default_bot_dir(written)
-    return BotSpec(bot.name, _from_cwd(written), None, directory.absolute(), tuple(bot.ro_paths))
+    return BotSpec(bot.name, resolve_command(written), None, directory.absolute(), tuple(bot.ro_paths))
 
 
 def config_fingerprint(

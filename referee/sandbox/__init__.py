@@ -1,13 +1,14 @@
 """Starting, limiting and killing bot processes (DESIGN.md §6, sandbox.md).
 
-Modes: ``bwrap`` (bubblewrap namespaces + cgroups/rlimits; the default where it runs),
-``rlimits`` (a plain process in its own session with the same limits, no isolation) and
-``none`` (debugging). :func:`resolve_mode` tells which one runs here; :func:`launch` starts one
-bot process; :func:`kill_all` kills every one still alive.
+Modes: ``bwrap`` (bubblewrap namespaces, limits by cgroups where writable and rlimits; the
+default where it runs), ``rlimits`` (a plain process in its own session with the same limits,
+no isolation) and ``none`` (debugging). :func:`resolve_mode` tells which one runs here;
+:func:`launch` starts one bot process; :func:`kill_all` kills every one still alive.
 """
 
+from referee.sandbox.launch import launch
 from referee.sandbox.modes import NONE_WARNING, RLIMITS_WARNING, bwrap_problem, resolve_mode
-from referee.sandbox.process import BotProcess, kill_all, launch, live_processes
+from referee.sandbox.process import BotProcess, kill_all, live_processes
 from referee.sandbox.settings import SandboxSettings
 
 __all__ = [

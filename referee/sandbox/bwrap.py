@@ -5,7 +5,7 @@ Inside the sandbox: no network, a fresh PID namespace and ``/proc``, private IPC
 dynamic loader and TLS need, a tmpfs ``/tmp`` of ``tmp_mb`` MiB, the bot's directory
 read-only at its real path (the working directory), and its private directory writable at
 ``/bot`` (``HOME``; the socket is ``/bot/bot.sock``). The environment is cleared. A root
-referee drops the bot to uid/gid ``61000 + slot`` with ``setpriv`` ("Root is a trap"); a
+referee drops the bot to a uid/gid of its own with ``setpriv`` ("Root is a trap"); a
 non-root referee runs bwrap in a user namespace with further namespaces disabled.
 """
 
@@ -21,7 +21,7 @@ from referee.sandbox.command import ResolvedCommand
 from referee.sandbox.settings import MiB, SandboxSettings
 from referee.sandbox.workdir import PrivateDir
 
-SLOT_UID_BASE = 61000
+SLOT_UIDS = range(61000, 61184)  # one per live bot process; systemd's DynamicUser= starts at 61184
 ETC_FILES = (
     "/etc/ld.so.cache",
     "/etc/ld.so.conf",
@@ -33,11 +33,6 @@ ETC_FILES = (
     "/etc/nsswitch.conf",
 )
 TOP_LEVEL_SYSTEM = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
-
-
-def slot_uid(slot: int) -> int:
-    """The unprivileged uid (and gid) of a bot slot under a root referee."""
-    return SLOT_UID_BASE + slot
 
 
 def executable() -> str | None:

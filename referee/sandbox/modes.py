@@ -34,7 +34,7 @@ def bwrap_problem() -> str | None:
     if as_root:
         if shutil.which("setpriv") is None:
             return "setpriv is missing (install util-linux) to drop a root referee's privileges"
-        argv += bwrap.setpriv_args(bwrap.slot_uid(0))
+        argv += bwrap.setpriv_args(bwrap.SLOT_UIDS[0])
     argv.append(true)
     try:
         done = subprocess.run(argv, capture_output=True, timeout=PROBE_TIMEOUT_S, stdin=subprocess.DEVNULL)

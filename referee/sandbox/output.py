@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 CHUNK = 64 * 1024
+LINE_MAX = 4096
 
 
 class StreamCapture:
@@ -97,6 +98,7 @@ class OutputLog:
     def _drain(self, capture: StreamCapture, fd: int) -> None:
         poller = select.poll()
         poller.register(fd, select.POLLIN | select.POLLHUP | select.POLLERR)
+        pending = bytearray()  # a partial line: held back so the streams interleave by lines
         try:
             while not self._stop.is_set():
                 if not poller.poll(200):
@@ -109,8 +111,16 @@ class OutputLog:
                     return
                 if not data:
                     return
-                self._append(capture.add(data))
+                head = capture.add(data)
+                pending += head
+                cut = pending.rfind(b"\n") + 1
+                if len(head) < len(data) or len(pending) >= LINE_MAX:
+                    cut = len(pending)  # the head is full, or a very long line
+                if cut:
+                    self._append(bytes(pending[:cut]))
+                    del pending[:cut]
         finally:
+            self._append(bytes(pending))
             os.close(fd)
 
     def wait(self, timeout_s: float) -> bool:

@@ -1,9 +1,10 @@
 """The referee's gRPC client for one bot connection, under trio (DESIGN.md §4, §5).
 
-No thread hop per call: each RPC is started with the stub's future API and completed
-into trio. The future's done-callback (run on grpc's own thread) records
-``time.monotonic()`` — the measured reply time — and wakes the waiting trio task with
-``TrioToken.run_sync_soon``. Cancelling the trio task cancels the RPC.
+Each RPC is a blocking stub call made on one of the client's own reusable threads
+(:mod:`referee.transport.callthreads`) and completed into trio: no thread is started per
+call (grpc's future API started one per call of a sequential game). The time of a
+decision is read on that thread just before and after the call. Cancelling the waiting
+trio task abandons the RPC: it ends at its deadline, or when the client is closed.
 
 Faults of one decision are classified, not raised (:class:`Reply`); legality is left
 to the match. The handshake raises :class:`~referee.transport.errors.HelloError`.
@@ -11,7 +12,6 @@ to the match. The handshake raises :class:`~referee.transport.errors.HelloError`
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from functools import partial
 from typing import Any
@@ -23,6 +23,7 @@ import referee
 from referee._proto.knockout_whist.v1 import bot_pb2 as pb
 from referee._proto.knockout_whist.v1 import bot_pb2_grpc as pb_grpc
 from referee.transport import codec
+from referee.transport.callthreads import CallThreads
 from referee.transport.errors import HelloError, MalformedReply, ProtocolMismatch
 from referee.transport.replies import HelloInfo, Reply, TransportFault
 from referee.views import Event, SeatView
@@ -41,29 +42,6 @@ CHANNEL_OPTIONS: tuple[tuple[str, int], ...] = (
 )
 
 _CRASH_CODES = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED})
-
-
-async def _completed(future: Any) -> float:
-    """Wait in trio until the grpc future ``future`` is done; return the
-    ``time.monotonic()`` (s) at which it completed. Cancels the RPC if the task is cancelled."""
-    token = trio.lowlevel.current_trio_token()
-    done = trio.Event()
-    finished: list[float] = []
-
-    def on_done(_: Any) -> None:
-        finished.append(time.monotonic())
-        try:
-            token.run_sync_soon(done.set)
-        except trio.RunFinishedError:
-            pass
-
-    future.add_done_callback(on_done)
-    try:
-        await done.wait()
-    except BaseException:
-        future.cancel()
-        raise
-    return finished[0]
 
 
 def _status(error: grpc.RpcError) -> tuple[grpc.StatusCode, str]:
@@ -85,6 +63,7 @@ class BotClient:
         self.name = name
         self._channel = grpc.insecure_channel(address, options=CHANNEL_OPTIONS)
         self._stub = pb_grpc.KnockoutWhistBotStub(self._channel)
+        self._threads = CallThreads(name)
 
     async def hello(self, timeout_s: float) -> HelloInfo:
         """Handshake (DESIGN.md §4). Waits up to ``timeout_s`` seconds for the bot to
@@ -98,30 +77,32 @@ class BotClient:
         major, minor = referee.PROTOCOL_VERSION
         request = pb.HelloRequest(protocol_major=major, protocol_minor=minor, referee_version=referee.__version__)
         who = f"bot {self.name} at {self.address}"
+        done = await self._threads.run(partial(self._stub.Hello, request, timeout=timeout_s, wait_for_ready=True))
         try:
-            future = self._stub.Hello.future(request, timeout=timeout_s, wait_for_ready=True)
+            if done.error is not None:
+                raise done.error
+            reply = done.value
+            assert reply is not None
         except ValueError as error:  # closed channel
             raise HelloError(f"{who}: {error}") from None
-        await _completed(future)
-        try:
-            reply = future.result()
         except grpc.RpcError as error:
             code, details = _status(error)
             if code is grpc.StatusCode.DEADLINE_EXCEEDED:
                 raise HelloError(
-                    f"{who}: no Hello reply within {timeout_s:g} s: does it start, and serve on $KWHIST_LISTEN?", "startup"
+                    f"{who}: no Hello reply within {timeout_s:g} s: does it start, and serve on $KWHIST_LISTEN?",
+                    f"{code.name}: {details}",
                 ) from None
             if code is grpc.StatusCode.UNIMPLEMENTED:
                 raise ProtocolMismatch(
-                    f"{who} does not implement knockout_whist.v1.KnockoutWhistBot/Hello: build it from protos/knockout_whist/v1/bot.proto"
+                    f"{who} does not implement knockout_whist.v1.KnockoutWhistBot/Hello: build it from protos/knockout_whist/v1/bot.proto",
+                    f"{code.name}: {details}",
                 ) from None
-            raise HelloError(f"{who}: Hello failed with gRPC status {code.name}: {details}") from None
-        except grpc.FutureCancelledError:
-            raise HelloError(f"{who}: Hello was cancelled (channel closed)") from None
+            raise HelloError(f"{who}: Hello failed with gRPC status {code.name}: {details}", f"{code.name}: {details}") from None
         if reply.protocol_major != major:
             raise ProtocolMismatch(
                 f"{who} speaks protocol {reply.protocol_major}.{reply.protocol_minor}, the referee {major}.{minor}: "
-                f"rebuild the bot from this referee's protos/ (major versions must match)"
+                f"rebuild the bot from this referee's protos/ (major versions must match)",
+                codec.message_json(reply),
             )
         return HelloInfo(name=reply.name, author=reply.author, major=reply.protocol_major, minor=reply.protocol_minor)
 
@@ -143,15 +124,15 @@ class BotClient:
         """
         request = codec.view_to_request(view, events, decision_number, time_left_ms, bank_left_ms)
         render = partial(codec.request_json, request)
-        sent = time.monotonic()
+        done = await self._threads.run(partial(self._stub.Decide, request, timeout=deadline_s))
+        ms = done.ms
         try:
-            future = self._stub.Decide.future(request, timeout=deadline_s)
+            if done.error is not None:
+                raise done.error
+            msg = done.value
+            assert msg is not None
         except ValueError as error:  # closed channel
             return Reply(None, "crash", f"cannot send: {error}", request, "", 0.0, render)
-        done = await _completed(future)
-        ms = (done - sent) * 1000.0
-        try:
-            msg = future.result()
         except grpc.RpcError as error:
             code, details = _status(error)
             answer = f"{code.name}: {details}"
@@ -160,8 +141,6 @@ class BotClient:
                 return Reply(None, "timeout", f"deadline of {limit} exceeded", request, answer, ms, render)
             fault: TransportFault = "crash" if code in _CRASH_CODES else "malformed"
             return Reply(None, fault, f"gRPC status {code.name}: {details}", request, answer, ms, render)
-        except grpc.FutureCancelledError:
-            return Reply(None, "crash", "call cancelled: connection closed", request, "CANCELLED", ms, render)
         try:
             action = codec.proto_to_action(msg, view)
         except MalformedReply as error:
@@ -177,22 +156,20 @@ class BotClient:
         summary = pb.GameSummary(game_id=game_id, seat=seat, placements=list(placements))
         if winner is not None:
             summary.winner = winner
+        done = await self._threads.run(partial(self._stub.GameOver, summary, timeout=timeout_s))
         try:
-            future = self._stub.GameOver.future(summary, timeout=timeout_s)
-        except ValueError as error:
+            if done.error is not None:
+                raise done.error
+        except ValueError as error:  # closed channel
             return f"GameOver not sent: {error}"
-        await _completed(future)
-        try:
-            future.result()
         except grpc.RpcError as error:
             code, details = _status(error)
             if code is grpc.StatusCode.UNIMPLEMENTED:
                 return None
             return f"GameOver failed with gRPC status {code.name}: {details}"
-        except grpc.FutureCancelledError:
-            return "GameOver cancelled: connection closed"
         return None
 
     def close(self) -> None:
         """Close the channel; calls in flight end as ``crash``. Idempotent."""
         self._channel.close()
+        self._threads.close()

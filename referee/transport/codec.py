@@ -12,6 +12,7 @@ Referee side: :func:`view_to_request`, :func:`proto_to_action` (raises
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import fields
@@ -21,7 +22,7 @@ from google.protobuf import json_format
 from google.protobuf.message import Message
 
 from referee._proto.knockout_whist.v1 import bot_pb2 as pb
-from referee.cards import Card, Rank, Suit
+from referee.cards import CARDS, Card, Rank, Suit
 from referee.rules import Rules
 from referee.transport.errors import MalformedReply
 from referee.views import (
@@ -96,6 +97,13 @@ def rules_to_proto(rules: Rules) -> pb.Rules:
     return msg
 
 
+@functools.lru_cache(maxsize=64)
+def _rules_proto(rules: Rules) -> pb.Rules:
+    """:func:`rules_to_proto`, built once per rule set. Shared: only ever copied into a
+    request, never changed."""
+    return rules_to_proto(rules)
+
+
 def rules_from_proto(msg: pb.Rules) -> Rules:
     """``pb.Rules`` -> Rules (inverse of :func:`rules_to_proto`). Raises ValueError on an
     unspecified or unknown enum value."""
@@ -120,6 +128,11 @@ def rules_from_proto(msg: pb.Rules) -> Rules:
 def card_to_proto(card: Card) -> pb.Card:
     """Card -> ``pb.Card``."""
     return pb.Card(rank=_RANK_TO_PB[card.rank], suit=_SUIT_TO_PB[card.suit])
+
+
+# Built once; shared, so only ever copied into a message (a constructor argument, add(),
+# CopyFrom), never changed: building a message costs far more than copying one.
+_CARD_PB: dict[Card, pb.Card] = {card: card_to_proto(card) for card in CARDS}
 
 
 def _suit(value: int, where: str) -> Suit:
@@ -151,9 +164,27 @@ def _trick_to_proto(trick: Trick) -> pb.Trick:
         if play.card is None:
             msg.plays.add(seat=play.seat, passed=True)
         else:
-            msg.plays.add(seat=play.seat, card=card_to_proto(play.card))
+            msg.plays.add(seat=play.seat, card=_CARD_PB[play.card])
     if trick.winner is not None:
         msg.winner = trick.winner
+    return msg
+
+
+_COMPLETED: dict[int, tuple[Trick, pb.Trick]] = {}
+_COMPLETED_MAX = 4096
+
+
+def _completed_trick_to_proto(trick: Trick) -> pb.Trick:
+    """:func:`_trick_to_proto` of a completed trick, built once per Trick object: the
+    engine hands out the same object in every view of the round. Keyed by identity (the
+    entry keeps the object alive, so its id cannot be reused); shared, only ever copied."""
+    entry = _COMPLETED.get(id(trick))
+    if entry is not None and entry[0] is trick:
+        return entry[1]
+    if len(_COMPLETED) >= _COMPLETED_MAX:
+        _COMPLETED.clear()
+    msg = _trick_to_proto(trick)
+    _COMPLETED[id(trick)] = (trick, msg)
     return msg
 
 
@@ -177,14 +208,14 @@ def _view_to_proto(view: SeatView) -> pb.SeatView:
         game_id=view.game_id,
         seat=view.seat,
         num_seats=view.num_seats,
-        rules=rules_to_proto(view.rules),
+        rules=_rules_proto(view.rules),
         status=[_STATUS_TO_PB[status] for status in view.status],
         dealer=view.dealer,
         round_number=view.round_number,
-        hand_size=view.hand_size,
-        hand=[card_to_proto(card) for card in view.hand],
-        completed_tricks=[_trick_to_proto(trick) for trick in view.completed_tricks],
-        tricks_won=list(view.tricks_won),
+        cards_dealt=view.hand_size,
+        hand=[_CARD_PB[card] for card in view.hand],
+        completed_tricks=[_completed_trick_to_proto(trick) for trick in view.completed_tricks],
+        tricks_won=view.tricks_won,
         dog_life_used=view.dog_life_used,
     )
     if view.no_trump:
@@ -195,7 +226,7 @@ def _view_to_proto(view: SeatView) -> pb.SeatView:
     else:
         msg.trump_state = pb.TRUMP_STATE_UNDECIDED
     if view.turn_up is not None:
-        msg.turn_up.CopyFrom(card_to_proto(view.turn_up))
+        msg.turn_up.CopyFrom(_CARD_PB[view.turn_up])
     if view.trump_chooser is not None:
         msg.trump_chooser = view.trump_chooser
     if view.current_trick is not None:
@@ -215,7 +246,7 @@ def _event_to_proto(event: Event) -> pb.Event:
             inner.hand_size = event.hand_size
             inner.status.extend(_STATUS_TO_PB[status] for status in event.status)
             if event.turn_up is not None:
-                inner.turn_up.CopyFrom(card_to_proto(event.turn_up))
+                inner.turn_up.CopyFrom(_CARD_PB[event.turn_up])
             if event.trump_chooser is not None:
                 inner.trump_chooser = event.trump_chooser
         case TrumpChosen():
@@ -230,7 +261,7 @@ def _event_to_proto(event: Event) -> pb.Event:
         case CardPlayed():
             msg.card_played.SetInParent()
             msg.card_played.seat = event.seat
-            msg.card_played.card.CopyFrom(card_to_proto(event.card))
+            msg.card_played.card.CopyFrom(_CARD_PB[event.card])
         case Passed():
             msg.passed.SetInParent()
             msg.passed.seat = event.seat
@@ -315,7 +346,7 @@ def view_to_request(
         time_left_ms=max(0, int(time_left_ms)),
         bank_left_ms=max(0, int(bank_left_ms)),
         decision=_DECISION_TO_PB[view.decision] if view.decision is not None else pb.DECISION_KIND_UNSPECIFIED,
-        legal=[action_to_proto(action) for action in view.legal],
+        legal=[_legal_proto(action) for action in view.legal],
     )
 
 
@@ -347,7 +378,7 @@ def request_to_view(req: pb.DecisionRequest) -> tuple[SeatView, list[Event]]:
         status=_statuses(v.status),
         dealer=v.dealer,
         round_number=v.round_number,
-        hand_size=v.hand_size,
+        hand_size=v.cards_dealt,
         trump=trump,
         no_trump=no_trump,
         turn_up=_card(v.turn_up, "view.turn_up") if v.HasField("turn_up") else None,
@@ -378,6 +409,17 @@ def action_to_proto(action: Action) -> pb.Action:
         case Pass():
             return pb.Action(pass_trick=pb.Pass())
     raise TypeError(f"not an action: {action!r}")
+
+
+_ACTION_PB: dict[Action, pb.Action] = {}
+
+
+def _legal_proto(action: Action) -> pb.Action:
+    """:func:`action_to_proto`, built once per action (there are 59); shared, only copied."""
+    msg = _ACTION_PB.get(action)
+    if msg is None:
+        msg = _ACTION_PB[action] = action_to_proto(action)
+    return msg
 
 
 _ONEOF_HINT = "set exactly one of play, choose_trump, pass_trick"

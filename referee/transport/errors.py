@@ -24,6 +24,10 @@ class HelloError(BotError):
 
     kind: Literal["startup", "protocol"] = "startup"
 
+    def __init__(self, message: str, answer: str = "") -> None:
+        super().__init__(message)
+        self.answer = answer  # fault evidence: the gRPC status, or the HelloReply as JSON ("" if none)
+
 
 class ProtocolMismatch(HelloError):
     """The bot speaks another major protocol version, or has no KnockoutWhistBot service

@@ -24,12 +24,17 @@ const NAME = 'node-sample';
 const AUTHOR = 'Knockout Whist Referee samples';
 const PROTOCOL = { major: 1, minor: 0 };
 
+// $KWHIST_PROTO if set (it must exist), else the repository's protos/, else ./bot.proto.
 function protoPath() {
+  const override = (process.env.KWHIST_PROTO || '').trim();
+  if (override) {
+    if (!fs.existsSync(override)) fail(`KWHIST_PROTO=${override}: no such file`);
+    return override;
+  }
   const candidates = [
-    process.env.KWHIST_PROTO,
     path.join(__dirname, '..', '..', 'protos', 'knockout_whist', 'v1', 'bot.proto'),
     path.join(__dirname, 'bot.proto'),
-  ].filter(Boolean);
+  ];
   const found = candidates.find((candidate) => fs.existsSync(candidate));
   if (!found) fail(`cannot find bot.proto (looked at ${candidates.join(', ')}); set KWHIST_PROTO=/path/to/bot.proto`);
   return found;

@@ -62,7 +62,7 @@ def bot_dir() -> Iterator[Path]:
     """The test bots, copied to a short, world-readable directory (the sandbox user must read
     them; pytest's own tmp_path is 0700)."""
     directory = _short_dir("kws-bots-")
-    for script in BOTS.glob("*.py"):
+    for script in [*BOTS.glob("*.py"), *BOTS.glob("*.js")]:
         target = directory / script.name
         shutil.copyfile(script, target)
         target.chmod(0o644)
@@ -96,7 +96,7 @@ def start(bot_dir: Path, run_dir: Path) -> Iterator[Launcher]:
         settings = SandboxSettings(mode=mode, **limits)  # type: ignore[arg-type]
         process = launch(
             command or ["python", script, *args],
-            name=script.removesuffix(".py"),
+            name=script.rsplit(".", 1)[0],
             slot=next_slot(),
             bot_dir=bot_dir,
             run_dir=run_dir,

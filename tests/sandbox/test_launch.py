@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import tempfile
 from pathlib import Path
@@ -11,7 +12,7 @@ import pytest
 
 from referee.errors import BotError, ConfigError, SandboxError
 from referee.sandbox import NONE_WARNING, RLIMITS_WARNING, SandboxSettings, launch, modes, resolve_mode
-from referee.sandbox.bwrap import bwrap_argv, slot_uid
+from referee.sandbox.bwrap import SLOT_UIDS, bwrap_argv
 from referee.sandbox.command import resolve_command
 from referee.sandbox.workdir import MAX_SOCKET_PATH, PrivateDir
 from tests.sandbox.helpers import Launcher, next_slot, wait_exit, wait_log
@@ -38,11 +39,27 @@ def test_the_bot_serves_on_kwhist_listen_and_the_referee_dials_address(
     assert "READY" in wait_log(process, "READY")
     answer = _say_hello(process.address)
     if mode == "bwrap" and os.geteuid() == 0:
-        assert answer == f"hello from {slot_uid(process.slot)}\n"  # root is dropped ("Root is a trap")
+        assert answer == f"hello from {process.uid}\n"  # root is dropped ("Root is a trap")
+        assert process.uid in SLOT_UIDS
     else:
         assert answer.startswith("hello from")
     assert wait_exit(process) == 0
     assert process.exit_detail() == "exited with code 0"
+
+
+@pytest.mark.crosslang
+@pytest.mark.parametrize("mode", ["bwrap", "rlimits"])
+def test_a_node_bot_serves_too(start: Launcher, mode: str, request: pytest.FixtureRequest) -> None:
+    if shutil.which("node") is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("node is not installed")
+        pytest.skip("node is not installed")
+    if mode == "bwrap":
+        request.getfixturevalue("needs_bwrap")
+    process = start("hello.js", mode=mode, command=["node", "hello.js"])
+    assert "READY" in wait_log(process, "READY"), process.stderr_head()
+    assert _say_hello(process.address).startswith("hello from node")
+    assert wait_exit(process) == 0
 
 
 def test_a_long_run_dir_moves_the_socket_to_a_short_path(run_dir: Path, bot_dir: Path) -> None:

@@ -68,3 +68,18 @@ def test_1_gib_of_output_is_capped_and_counted_and_referee_memory_stays_flat(sta
     assert f"[stdout: {half} bytes, {half - kept} dropped]" in log
     assert log.rstrip().endswith(f"[stderr: {half} bytes, {half - kept} dropped]")
     assert process.exit_detail() == "exited with code 0"
+
+
+def test_a_busy_loop_stops_at_the_cpu_time_limit(start: Launcher, limit_mode: str) -> None:
+    process = start("busy.py", mode=limit_mode, cpu_seconds=1)
+    wait_exit(process)
+    assert process.exit_detail() == "killed by signal SIGXCPU: CPU time limit 1 s reached"
+
+
+def test_tmp_is_a_small_tmpfs_under_bwrap(start: Launcher, needs_bwrap: None) -> None:
+    process = start("tmp_fill.py", mode="bwrap", tmp_mb=4)
+    assert wait_exit(process) == 0
+    match = re.search(r"SIZE (\d+) ERROR (.*)", log_text(process))
+    assert match, log_text(process)
+    assert int(match.group(1)) <= 4 * 1024 * 1024
+    assert match.group(2) == "No space left on device"

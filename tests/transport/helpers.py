@@ -6,6 +6,7 @@ import os
 import signal
 import subprocess
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -38,7 +39,10 @@ class BotLauncher:
     directory: Path
     started: list[RunningBot] = field(default_factory=list)
 
-    def start(self, script: Path, env: dict[str, str] | None = None, *, use_argv: bool = False) -> RunningBot:
+    def start(
+        self, script: Path, env: dict[str, str] | None = None, *, use_argv: bool = False, program: Sequence[str] | None = None
+    ) -> RunningBot:
+        """Run ``program script`` (``program`` defaults to this Python; ``()`` runs ``script`` itself)."""
         index = len(self.started)
         socket = self.directory / f"b{index}.sock"
         address = f"unix:{socket}"
@@ -46,7 +50,7 @@ class BotLauncher:
         log = self.directory / f"b{index}.log"
         environ = {key: value for key, value in os.environ.items() if key != "KWHIST_LISTEN"}
         environ.update(env or {})
-        args = [sys.executable, str(script)]
+        args = [*((sys.executable,) if program is None else program), str(script)]
         if use_argv:
             args += ["--listen", address]
         else:

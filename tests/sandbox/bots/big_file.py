@@ -1,4 +1,5 @@
 """Write a 5 GiB file in $HOME, 1 MiB at a time; on failure report the size reached."""
+
 import os
 
 path = os.path.join(os.environ["HOME"], "big.bin")
@@ -8,4 +9,4 @@ with open(path, "wb", buffering=0) as handle:
         for _ in range(5 * 1024):
             handle.write(block)
     finally:
-        print("SIZE", os.path.getsize(path), flush=True)
+        print(f"SIZE {os.path.getsize(path)}", flush=True)

@@ -1,4 +1,5 @@
 """Fork until forking fails; every child sleeps. Report how many forks succeeded."""
+
 import os
 import time
 

@@ -1,4 +1,5 @@
 """Serve one connection on KWHIST_LISTEN: answer "hello from <uid>" and exit 0."""
+
 import os
 import socket
 
@@ -6,7 +7,7 @@ path = os.environ["KWHIST_LISTEN"].removeprefix("unix:")
 server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
 server.bind(path)
 server.listen(1)
-print("READY", path, flush=True)
+print(f"READY {path}", flush=True)
 connection, _ = server.accept()
 connection.sendall(f"hello from {os.getuid()}\n".encode())
 connection.close()

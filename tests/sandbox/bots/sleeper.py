@@ -1,4 +1,5 @@
 """Say READY, then sleep."""
+
 import time
 
 print("READY", flush=True)

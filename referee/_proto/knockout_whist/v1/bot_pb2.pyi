@@ -476,7 +476,7 @@ class SeatView(_message.Message):
     STATUS_FIELD_NUMBER: _builtins.int
     DEALER_FIELD_NUMBER: _builtins.int
     ROUND_NUMBER_FIELD_NUMBER: _builtins.int
-    HAND_SIZE_FIELD_NUMBER: _builtins.int
+    CARDS_DEALT_FIELD_NUMBER: _builtins.int
     TRUMP_STATE_FIELD_NUMBER: _builtins.int
     TRUMP_FIELD_NUMBER: _builtins.int
     TURN_UP_FIELD_NUMBER: _builtins.int
@@ -496,7 +496,7 @@ class SeatView(_message.Message):
     """the dealer of this round"""
     round_number: _builtins.int
     """1-based (1..7)"""
-    hand_size: _builtins.int
+    cards_dealt: _builtins.int
     """cards dealt to a normal player this round (R3); a dog gets 1"""
     trump_state: Global___TrumpState.ValueType
     """undecided, a suit, or no trump"""
@@ -544,7 +544,7 @@ class SeatView(_message.Message):
         status: _abc.Iterable[Global___SeatStatus.ValueType] | None = ...,
         dealer: _builtins.int = ...,
         round_number: _builtins.int = ...,
-        hand_size: _builtins.int = ...,
+        cards_dealt: _builtins.int = ...,
         trump_state: Global___TrumpState.ValueType = ...,
         trump: Global___Suit.ValueType = ...,
         turn_up: Global___Card | None = ...,
@@ -557,7 +557,7 @@ class SeatView(_message.Message):
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_trump_chooser", b"_trump_chooser", "current_trick", b"current_trick", "rules", b"rules", "trump_chooser", b"trump_chooser", "turn_up", b"turn_up"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_trump_chooser", b"_trump_chooser", "completed_tricks", b"completed_tricks", "current_trick", b"current_trick", "dealer", b"dealer", "dog_life_used", b"dog_life_used", "game_id", b"game_id", "hand", b"hand", "hand_size", b"hand_size", "num_seats", b"num_seats", "round_number", b"round_number", "rules", b"rules", "seat", b"seat", "status", b"status", "tricks_won", b"tricks_won", "trump", b"trump", "trump_chooser", b"trump_chooser", "trump_state", b"trump_state", "turn_up", b"turn_up"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_trump_chooser", b"_trump_chooser", "cards_dealt", b"cards_dealt", "completed_tricks", b"completed_tricks", "current_trick", b"current_trick", "dealer", b"dealer", "dog_life_used", b"dog_life_used", "game_id", b"game_id", "hand", b"hand", "num_seats", b"num_seats", "round_number", b"round_number", "rules", b"rules", "seat", b"seat", "status", b"status", "tricks_won", b"tricks_won", "trump", b"trump", "trump_chooser", b"trump_chooser", "trump_state", b"trump_state", "turn_up", b"turn_up"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__trump_chooser: _TypeAlias = _typing.Literal["trump_chooser"]  # noqa: Y015
     _WhichOneofArgType__trump_chooser: _TypeAlias = _typing.Literal["_trump_chooser", b"_trump_chooser"]  # noqa: Y015

@@ -1,0 +1,96 @@
+"""B2 referee overhead: the real referee (``BotPool`` + ``play_fixture``: engine, match,
+BotClient, GameOver, the game record) playing one game at a time against 4 instant bots,
+in µs of wall time per decision, divided by the floor measured in the same repetition
+(B1's sync unary ``Decide`` rotating over 4 processes of the same bot). Also the
+referee's own CPU per decision: the trio thread's CPU time, and the whole process's
+(which adds gRPC's own threads).
+"""
+
+from __future__ import annotations
+
+import time
+
+import common
+from common import Figure
+
+GAMES = 8
+FLOOR_CALLS = 800
+
+
+def main() -> None:
+    args = common.arguments(__doc__.splitlines()[0])
+    games = 2 if args.quick else GAMES
+    floor_calls = 200 if args.quick else FLOOR_CALLS
+
+    import grpc
+    import trio
+
+    from fixtures import instant_bots, league_spec, realistic_request
+    from referee.league import play_fixture
+    from referee.pool import BotPool
+    from referee.schedule import make_fixtures
+    from referee._proto.knockout_whist.v1 import bot_pb2 as pb
+    from referee._proto.knockout_whist.v1 import bot_pb2_grpc as pb_grpc
+    from referee.transport.client import CHANNEL_OPTIONS
+
+    names = ["a", "b", "c", "d"]
+    fixtures = make_fixtures(names, 4, deals=100, seed=7)
+    request = realistic_request()
+    per_decision: list[float] = []
+    floor: list[float] = []
+    thread_cpu: list[float] = []
+    process_cpu: list[float] = []
+    decisions_per_game: list[float] = []
+    with common.temp_dir("kws-b2-") as tmp:
+        spec = league_spec(names, tmp / "league", mode=args.sandbox, concurrency=1)
+        with instant_bots(4, tmp / "floor", args.sandbox) as bots:
+            channels = [grpc.insecure_channel(bot.address, options=CHANNEL_OPTIONS) for bot in bots]
+            stubs = [pb_grpc.KnockoutWhistBotStub(channel) for channel in channels]
+            for stub in stubs:
+                stub.Hello(pb.HelloRequest(protocol_major=1), timeout=30, wait_for_ready=True)
+
+            def measure_floor(calls: int) -> float:
+                began = time.perf_counter()
+                for index in range(calls):
+                    stubs[index % 4].Decide(request, timeout=1.1)
+                return (time.perf_counter() - began) / calls * 1e6
+
+            async def referee() -> None:
+                upcoming = iter(fixtures)
+                async with BotPool(spec.bots, run_dir=spec.run_dir, sandbox=spec.sandbox, time=spec.time, max_restarts=3) as pool:
+                    await play_fixture(spec, pool, next(upcoming))  # starts the 4 bot processes
+                    measure_floor(100)
+                    for _ in range(args.reps):
+                        floor.append(measure_floor(floor_calls))
+                        decisions = 0
+                        wall, thread, process = time.perf_counter(), time.thread_time(), time.process_time()
+                        for _ in range(games):
+                            record = await play_fixture(spec, pool, next(upcoming))
+                            decisions += len(record.actions)
+                            assert not record.faults, record.faults[0]
+                        wall = time.perf_counter() - wall
+                        thread = time.thread_time() - thread
+                        process = time.process_time() - process
+                        per_decision.append(wall / decisions * 1e6)
+                        thread_cpu.append(thread / decisions * 1e6)
+                        process_cpu.append(process / decisions * 1e6)
+                        decisions_per_game.append(decisions / games)
+
+            try:
+                trio.run(referee)
+            finally:
+                for channel in channels:
+                    channel.close()
+    figures = [
+        Figure("referee_us", "referee, one game at a time, wall per decision", "µs", per_decision),
+        Figure("floor_us", "floor: sync unary Decide rotating over 4 (same run)", "µs", floor),
+        Figure("overhead", "referee ÷ rotating floor", "×", common.ratio_values(per_decision, floor)),
+        Figure("thread_cpu_us", "referee CPU per decision, trio thread", "µs", thread_cpu),
+        Figure("process_cpu_us", "referee CPU per decision, whole process (with gRPC threads)", "µs", process_cpu),
+        Figure("decisions_per_game", "decisions per game", "", decisions_per_game),
+    ]
+    common.write_json(args.json, "B2 referee overhead", figures, games_per_rep=games, sandbox=args.sandbox)
+
+
+if __name__ == "__main__":
+    main()

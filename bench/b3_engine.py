@@ -1,0 +1,102 @@
+"""B3 engine: the pure engine playing random games through the interface the referee uses
+(``game.to_act``, ``game.view(seat)``, ``view.legal``, ``game.apply``), in decisions per
+second, divided by OpenSpiel's ``oh_hell`` (4 players, 7 tricks) through its Python API
+in the same process, interleaved.
+
+Both sides pay for whole games: set-up and dealing included. Our games are 4-player
+Knockout Whist with the default rules; OpenSpiel's random rollout picks uniformly among
+``state.legal_actions()`` at every node (its chance nodes, the deal, are uniform, so this
+is its cheapest faithful rollout) and counts only player decisions (bids and plays).
+"""
+
+from __future__ import annotations
+
+import random
+import time
+
+import common
+from common import Figure
+
+OURS_GAMES = 200
+SPIEL_GAMES = 500
+
+
+def ours(games: int, first_seed: int) -> tuple[float, int]:
+    """(decisions/s, decisions) of ``games`` random 4-player games."""
+    from referee.game import Game
+    from referee.rules import Rules
+
+    rules = Rules()
+    choose = random.Random(first_seed).choice
+    decisions = 0
+    began = time.perf_counter()
+    for seed in range(first_seed, first_seed + games):
+        game = Game(4, rules, seed, game_id=f"g{seed}")
+        while not game.over:
+            seat = game.to_act
+            assert seat is not None
+            view = game.view(seat)
+            game.apply(seat, choose(view.legal))
+            decisions += 1
+    return decisions / (time.perf_counter() - began), decisions
+
+
+def openspiel(game: object, games: int, seed: int) -> tuple[float, int]:
+    """(player decisions/s, player decisions) of ``games`` random games of ``game``."""
+    choose = random.Random(seed).choice
+    new_state = game.new_initial_state  # type: ignore[attr-defined]
+    decisions = 0
+    began = time.perf_counter()
+    for _ in range(games):
+        state = new_state()
+        while not state.is_terminal():
+            if not state.is_chance_node():
+                decisions += 1
+            state.apply_action(choose(state.legal_actions()))
+    return decisions / (time.perf_counter() - began), decisions
+
+
+def main() -> None:
+    args = common.arguments(__doc__.splitlines()[0])
+    ours_games = 40 if args.quick else OURS_GAMES
+    spiel_games = 100 if args.quick else SPIEL_GAMES
+    try:
+        import pyspiel
+    except ImportError:
+        pyspiel = None
+    spiel_game = pyspiel.load_game("oh_hell", {"players": 4, "num_tricks_fixed": 7}) if pyspiel else None
+    ours_rate: list[float] = []
+    spiel_rate: list[float] = []
+    ours_per_game: list[float] = []
+    spiel_per_game: list[float] = []
+    ours(10, 10**6)
+    if spiel_game is not None:
+        openspiel(spiel_game, 10, 10**6)
+    for rep in range(args.reps):
+        rate, decisions = ours(ours_games, rep * ours_games)
+        ours_rate.append(rate)
+        ours_per_game.append(decisions / ours_games)
+        if spiel_game is not None:
+            rate, decisions = openspiel(spiel_game, spiel_games, rep)
+            spiel_rate.append(rate)
+            spiel_per_game.append(decisions / spiel_games)
+    figures = [
+        Figure("ours_rate", "engine + random policy (view, legal, apply)", "decisions/s", ours_rate),
+        Figure("ours_us", "engine, per decision", "µs", [1e6 / r for r in ours_rate]),
+        Figure("ours_per_game", "engine, decisions per game", "", ours_per_game),
+    ]
+    if spiel_game is not None:
+        figures += [
+            Figure("spiel_rate", "OpenSpiel oh_hell (4 players, 7 tricks), Python API", "decisions/s", spiel_rate),
+            Figure("spiel_us", "OpenSpiel, per decision", "µs", [1e6 / r for r in spiel_rate]),
+            Figure("spiel_per_game", "OpenSpiel, decisions per game", "", spiel_per_game),
+            Figure("ratio", "engine ÷ OpenSpiel decisions/s", "×", common.ratio_values(ours_rate, spiel_rate)),
+        ]
+    common.write_json(
+        args.json, "B3 engine", figures,
+        openspiel=(pyspiel.__version__ if pyspiel and hasattr(pyspiel, "__version__") else ("installed" if pyspiel else "not installed")),
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,264 @@
+"""``referee check-bot``: a conformance report for one bot (DESIGN.md §1, §4, §5).
+
+The checks, in order (a failed Hello skips the rest):
+
+1. ``hello``: the bot starts and answers Hello within ``startup_ms``.
+2. ``protocol``: its major protocol version is ``referee.PROTOCOL_VERSION[0]``.
+3. one check per scripted situation (:mod:`referee.checkbot.situations`): the answer
+   decodes, comes on time and is legal.
+4. ``on-time``: every scripted answer came within ``move_ms`` + ``grace_ms``.
+5. ``game-over``: GameOver is answered (or left UNIMPLEMENTED, which is fine).
+6. ``games``: ``games`` games against the sample bots without a fault.
+
+Runs under trio with the league's own pool, client and match, so a bot passes here
+exactly when the referee accepts it in a league. No rich: the command renders results.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Literal
+
+import trio
+
+import referee
+from referee.checkbot.describe import describe_request, legal_answers
+from referee.checkbot.situations import Situation, build_situations, finish
+from referee.faults import FaultPolicy
+from referee.league import LeagueSpec, play_fixture
+from referee.pool import BotEntry, BotPool, Lease, StartFailure
+from referee.records import FaultRecord
+from referee.rules import Rules
+from referee.sandbox import SandboxSettings
+from referee.schedule import Fixture
+from referee.timecontrol import TimeControl
+from referee.transport.replies import Reply
+from referee.views import format_action
+
+Status = Literal["pass", "fail", "skip"]
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """One line of the report. ``key`` is stable (``"hello"``, ``"follow-suit"``, ...);
+    ``title`` what was checked; ``summary`` one line of outcome. On a failure ``asked``
+    is what the bot was asked, ``answered`` what it answered (or the gRPC status, exit
+    code or signal) and ``expected`` what a legal answer would have been."""
+
+    key: str
+    title: str
+    status: Status
+    summary: str
+    asked: str = ""
+    answered: str = ""
+    expected: str = ""
+
+    @property
+    def passed(self) -> bool:
+        return self.status == "pass"
+
+
+@dataclass(frozen=True)
+class CheckSettings:
+    """``time``: the limits the bot is checked against (ms); ``games``: games against the
+    sample bots; ``seed``: their deals; ``run_dir``: bot logs and private directories."""
+
+    time: TimeControl = field(default_factory=TimeControl)
+    games: int = 20
+    seed: int = 1
+    sandbox: SandboxSettings = field(default_factory=SandboxSettings)
+    run_dir: Path = Path("results/check-bot")
+
+
+Report = Callable[[CheckResult], None]
+Progress = Callable[[str], None]
+
+
+async def check_bot(
+    bot: BotEntry,
+    opponents: Sequence[BotEntry],
+    settings: CheckSettings,
+    *,
+    on_result: Report | None = None,
+    on_progress: Progress | None = None,
+) -> list[CheckResult]:
+    """Run every check on ``bot`` (a command or an address); ``opponents`` are the sample
+    bots it meets in the games check (at least one; tables of ``1 + len(opponents)``).
+
+    ``on_result`` is called with each result as soon as it is known, ``on_progress``
+    with a short note while the games are played. Never raises for the bot's
+    misbehaviour; raises SandboxError when the sandbox mode cannot run here."""
+    results: list[CheckResult] = []
+
+    def report(result: CheckResult) -> None:
+        results.append(result)
+        if on_result is not None:
+            on_result(result)
+
+    time = replace(settings.time, unlimited=False)
+    entries = (bot, *opponents)
+    async with BotPool(entries, run_dir=settings.run_dir, sandbox=settings.sandbox, time=time, max_restarts=len(entries) + settings.games) as pool:
+        lease = await _check_hello(pool, bot, time, report)
+        situations = build_situations()
+        if lease is None:
+            for result in _skipped(situations, settings, "not asked: the bot did not pass Hello"):
+                report(result)
+            return results
+        crashed = await _check_situations(lease, situations, time, report)
+        if crashed:
+            pool.release(lease, crashed=True)
+            report(CheckResult("game-over", "handles GameOver", "skip", "not asked: the bot's process ended"))
+        else:
+            report(await _check_game_over(lease, situations[-1], time))
+            pool.release(lease, crashed=lease.exit_detail() is not None)
+        report(await _check_games(pool, bot, opponents, settings, time, on_progress))
+    return results
+
+
+def _skipped(situations: Sequence[Situation], settings: CheckSettings, why: str) -> list[CheckResult]:
+    rows = [CheckResult(s.key, s.title, "skip", why) for s in situations]
+    rows.append(CheckResult("on-time", "answers on time", "skip", why))
+    rows.append(CheckResult("game-over", "handles GameOver", "skip", why))
+    rows.append(CheckResult("games", f"plays {settings.games} games against the sample bots without a fault", "skip", why))
+    return rows
+
+
+async def _check_hello(pool: BotPool, bot: BotEntry, time: TimeControl, report: Report) -> Lease | None:
+    """The ``hello`` and ``protocol`` checks; the lease when both pass."""
+    major, minor = referee.PROTOCOL_VERSION
+    title = "answers Hello" if bot.remote else "starts and answers Hello"
+    title += f" within startup_ms ({time.startup_ms} ms)"
+    protocol_title = f"speaks protocol {major}.x"
+    started = trio.current_time()
+    got = await pool.acquire(bot.name)
+    ms = (trio.current_time() - started) * 1000
+    if isinstance(got, StartFailure) and got.kind == "startup":
+        report(CheckResult("hello", title, "fail", got.detail, asked=f"Hello (protocol {major}.{minor})", answered=got.answer or got.detail,
+                           expected=f"a HelloReply within {time.startup_ms} ms, served on $KWHIST_LISTEN"))
+        report(CheckResult("protocol", protocol_title, "skip", "not asked: no Hello reply"))
+        return None
+    report(CheckResult("hello", title, "pass", f"answered in {ms:.0f} ms"))
+    if isinstance(got, StartFailure):
+        report(CheckResult("protocol", protocol_title, "fail", got.detail, asked=f"Hello (protocol {major}.{minor})",
+                           answered=got.answer or got.detail, expected=f"protocol_major = {major}"))
+        return None
+    if got is None:  # withdrawn: cannot happen on the first acquire
+        report(CheckResult("protocol", protocol_title, "skip", "not asked: the bot was withdrawn"))
+        return None
+    report(CheckResult("protocol", protocol_title, "pass", f"speaks {got.hello.major}.{got.hello.minor} as {got.hello.name!r}"
+                       + (f" by {got.hello.author}" if got.hello.author else "")))
+    return got
+
+
+async def _check_situations(lease: Lease, situations: Sequence[Situation], time: TimeControl, report: Report) -> bool:
+    """One check per situation, then ``on-time``. Returns True when the bot crashed."""
+    slowest: tuple[float, str] | None = None
+    late: list[str] = []
+    crashed_at: str | None = None
+    for situation in situations:
+        if crashed_at is not None:
+            report(CheckResult(situation.key, situation.title, "skip", f"not asked: the bot crashed at {crashed_at!r}"))
+            continue
+        clock = time.clock()
+        reply = await lease.decide(
+            situation.view, situation.events, situation.decision_number,
+            time_left_ms=time.move_ms, bank_left_ms=0, deadline_s=clock.deadline_s,
+        )  # fmt: skip
+        timed_out = reply.fault == "timeout" or (reply.fault is None and clock.settle(reply.ms))
+        if timed_out:
+            late.append(f"{situation.key} ({reply.ms:.0f} ms)")
+        elif slowest is None or reply.ms > slowest[0]:
+            slowest = (reply.ms, situation.key)
+        report(_judge(situation, reply, timed_out, time))
+        if reply.fault == "crash":
+            crashed_at = situation.key
+    limit = f"limit {time.move_ms} ms + {time.grace_ms} ms grace"
+    if late:
+        report(CheckResult("on-time", "answers on time", "fail", f"too slow: {', '.join(late)}; {limit}",
+                           expected=f"an answer within {time.move_ms} ms (the request's time_left_ms)"))
+    elif slowest is None:
+        report(CheckResult("on-time", "answers on time", "skip", "no answer to time"))
+    else:
+        report(CheckResult("on-time", "answers on time", "pass", f"slowest answer {slowest[0]:.1f} ms ({slowest[1]}); {limit}"))
+    return crashed_at is not None
+
+
+def _judge(situation: Situation, reply: Reply, timed_out: bool, time: TimeControl) -> CheckResult:
+    legal = " ".join(format_action(action) for action in situation.view.legal)
+    expected = f"one of: {legal} — {situation.rule}"
+    asked = describe_request(reply.request_json)
+
+    def fail(summary: str) -> CheckResult:
+        return CheckResult(situation.key, situation.title, "fail", summary, asked=asked, answered=reply.answer or "(nothing)", expected=expected)
+
+    if reply.fault is not None and reply.fault != "timeout":
+        return fail(f"{reply.fault}: {reply.detail}")
+    if timed_out:
+        return fail(f"timeout: no answer within {time.move_ms} ms + {time.grace_ms} ms grace (took {reply.ms:.0f} ms)")
+    assert reply.action is not None
+    if reply.action not in situation.view.legal:
+        return fail(f"illegal: {format_action(reply.action)} is not legal here")
+    return CheckResult(situation.key, situation.title, "pass", f"answered {format_action(reply.action)}; legal: {legal}")
+
+
+async def _check_game_over(lease: Lease, situation: Situation, time: TimeControl) -> CheckResult:
+    game = finish(situation)
+    outcome = game.outcome
+    assert outcome is not None
+    seat = situation.view.seat
+    timeout_s = (time.move_ms + time.grace_ms) / 1000
+    problem = await lease.client.game_over(game.game_id, seat, outcome.placements, outcome.winner, timeout_s=timeout_s)
+    title = "handles GameOver"
+    if problem is None and lease.exit_detail() is None:
+        return CheckResult("game-over", title, "pass", "answered (leaving it UNIMPLEMENTED is fine too)")
+    answered = problem or f"the process ended: {lease.exit_detail()}"
+    return CheckResult("game-over", title, "fail", answered, asked=f"GameOver for {game.game_id}: placements {list(outcome.placements)}, winner {outcome.winner}",
+                       answered=answered, expected=f"an Ack within {time.move_ms + time.grace_ms} ms, or status UNIMPLEMENTED")
+
+
+def _seed(seed: int, number: int) -> int:
+    return int.from_bytes(hashlib.sha256(f"check-bot:{seed}:{number}".encode()).digest()[:8], "big")
+
+
+async def _check_games(
+    pool: BotPool, bot: BotEntry, opponents: Sequence[BotEntry], settings: CheckSettings, time: TimeControl, on_progress: Progress | None
+) -> CheckResult:
+    title = f"plays {settings.games} games against the sample bots without a fault"
+    spec = LeagueSpec(
+        name="check-bot", bots=(bot, *opponents), rules=Rules(), time=time, faults=FaultPolicy(),
+        sandbox=settings.sandbox, concurrency=1, run_dir=settings.run_dir,
+    )  # fmt: skip
+    names = (bot.name, *(opponent.name for opponent in opponents))
+    wins = 0
+    for number in range(settings.games):
+        if on_progress is not None:
+            on_progress(f"game {number + 1} of {settings.games}")
+        rotation = number % len(names)
+        seats = names[rotation:] + names[:rotation]
+        fixture = Fixture(
+            index=number, table=names, deal=number // len(names), rotation=rotation, seats=seats,
+            seed=_seed(settings.seed, number // len(names)), first_dealer=0, game_id=f"check-bot-{number + 1}",
+        )  # fmt: skip
+        record = await play_fixture(spec, pool, fixture)
+        seat = seats.index(bot.name)
+        wins += record.winner == seat
+        faults = [fault for fault in record.faults if fault.bot == bot.name]
+        if faults:
+            return _games_failure(title, record.game_id, number + 1, faults)
+    return CheckResult("games", title, "pass", f"no fault in {settings.games} games; won {wins}")
+
+
+def _games_failure(title: str, game_id: str, played: int, faults: Sequence[FaultRecord]) -> CheckResult:
+    first = faults[0]
+    where = "before the game" if first.decision is None else f"decision {first.decision}"
+    legal = legal_answers(first.request)
+    more = f" ({len(faults)} faults in that game)" if len(faults) > 1 else ""
+    return CheckResult(
+        "games", title, "fail", f"game {played} ({game_id}), {where}: {first.kind}: {first.detail}{more}",
+        asked=describe_request(first.request) if first.request else "(no request: the bot was not playing)",
+        answered=first.answer or "(nothing)",
+        expected=f"one of: {' '.join(legal)}" if legal else "a running bot that answers Hello",
+    )  # fmt: skip

@@ -1,0 +1,220 @@
+"""Scripted situations for ``referee check-bot``: exact positions built with the real
+rules engine from stacked decks (``Game(decks=...)``), so each asks one precise
+question with a known legal set.
+
+Pure: no I/O. Each builder deals hand-picked cards (:func:`stack_deck`), plays the
+earlier decisions with a fixed script or policy, and stops at the decision to ask.
+Default rules throughout (rules.md §1), so every bot must handle them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+from referee.cards import CARDS, Card, Suit, parse_card, parse_cards
+from referee.dealing import deal
+from referee.game import Game
+from referee.rules import Rules
+from referee.views import Action, ChooseTrump, DecisionKind, Event, Pass, Play, SeatStatus, SeatView, parse_action
+
+
+@dataclass(frozen=True)
+class Situation:
+    """One scripted question. ``view`` is what ``seat`` is asked at decision
+    ``decision_number`` (game-wide, 0-based) of ``game`` (left at that decision);
+    ``events`` are all public events so far (the bot has seen none of this game);
+    ``rule`` says what a legal answer respects (rules.md section)."""
+
+    key: str
+    title: str
+    rule: str
+    game: Game
+    view: SeatView
+    events: tuple[Event, ...]
+    decision_number: int
+
+
+Policy = Callable[[SeatView], Action]
+Stop = Callable[[SeatView], bool]
+
+
+def stack_deck(
+    hands: Mapping[int, Sequence[Card]],
+    *,
+    dealer: int,
+    status: Sequence[SeatStatus],
+    turn_up: Card | None = None,
+) -> tuple[Card, ...]:
+    """A 52-card deck that deals ``hands[seat]`` to each seat (rules.md R6: one card at a
+    time clockwise from left of ``dealer``, a dog only on the first pass), then
+    ``turn_up`` at the next position (R7, ``turn_up = "top"``), then the other cards in
+    canonical order. Raises ValueError when the hands do not fit the deal."""
+    num_seats = len(status)
+    order = [(dealer + step) % num_seats for step in range(1, num_seats + 1)]
+    order = [seat for seat in order if status[seat] is not SeatStatus.OUT]
+    normal = [seat for seat in order if status[seat] is not SeatStatus.DOG]
+    hand_size = max(len(hands.get(seat, ())) for seat in normal)
+    if any(len(hands.get(seat, ())) != (1 if seat not in normal else hand_size) for seat in order):
+        raise ValueError(f"hands do not fit a deal of {hand_size} cards (a dog gets 1): {hands}")
+    queues = {seat: list(hands[seat]) for seat in order}
+    deck: list[Card] = [queues[seat].pop(0) for seat in order]
+    for _ in range(hand_size - 1):
+        deck += [queues[seat].pop(0) for seat in normal]
+    if turn_up is not None:
+        deck.append(turn_up)
+    deck += [card for card in CARDS if card not in deck]
+    dealt, _ = deal(deck, dealer, status, hand_size)
+    for seat in order:
+        if sorted(dealt[seat]) != sorted(hands[seat]):
+            raise ValueError(f"seat {seat} would be dealt {dealt[seat]}, not {hands[seat]}")
+    return tuple(deck)
+
+
+def highest(view: SeatView, *, dog_passes: bool = True) -> Action:
+    """The scripts' policy: trump hearts (nobody holds a heart in the stacked rounds 2+);
+    a dog passes while it may (if ``dog_passes``); otherwise the highest legal card
+    (rank, then suit order)."""
+    if view.decision is DecisionKind.CHOOSE_TRUMP:
+        return ChooseTrump(Suit.HEARTS)
+    if dog_passes and Pass() in view.legal:
+        return Pass()
+    cards = [action.card for action in view.legal if isinstance(action, Play)]
+    return Play(max(cards, key=lambda card: (card.rank, -card.suit)))
+
+
+def _drive(game: Game, stop: Stop, policy: Policy = highest, script: Sequence[str] = ()) -> int:
+    """Apply ``script`` (actions as text), then ``policy``, until ``stop(view)`` holds for
+    the seat to act; return the number of decisions taken. Raises ValueError if the
+    game ends first (a broken script)."""
+    taken = 0
+    pending = list(script)
+    while not game.over:
+        seat = game.to_act
+        assert seat is not None
+        view = game.view(seat)
+        if not pending and stop(view):
+            return taken
+        action = parse_action(pending.pop(0)) if pending else policy(view)
+        game.apply(seat, action)
+        taken += 1
+    raise ValueError("the scripted game ended before the situation arose")
+
+
+def _situation(key: str, title: str, rule: str, game: Game, stop: Stop, script: Sequence[str] = ()) -> Situation:
+    number = _drive(game, stop, script=script)
+    seat = game.to_act
+    assert seat is not None
+    return Situation(key, title, rule, game, game.view(seat), tuple(game.events), number)
+
+
+IN, DOG = SeatStatus.IN, SeatStatus.DOG
+_TRICKS_GAME = {  # three players, dealer P2, so P0 leads; trump spades (turn-up 5S)
+    0: parse_cards("7C AS KS 2D 5D 9H 3S"),
+    1: parse_cards("KC 3C 4S 6D TD JH 8S"),
+    2: parse_cards("AD KD QD JD 2H 3H 4H"),
+}
+_DOG_ROUND_1 = {  # P0 takes 4 tricks, P1 3, P2 none: P2 gets the dog's life; trump hearts (turn-up 2H)
+    0: parse_cards("AS KS QS JS 2D 3D 4D"),
+    1: parse_cards("AD KD QD JD TD 9D 2S"),
+    2: parse_cards("2C 3C 4C 5C 6C 7C 8C"),
+}
+_DOG_ROUND_2 = {  # dealer P0, P0 names trump, P1 leads; P2 is the dog with one card
+    0: parse_cards("AS KS QS 2D 3D 4D"),
+    1: parse_cards("AD KD QD 2S 3S 4S"),
+    2: parse_cards("5C"),
+}
+
+
+def _tricks_game(key: str) -> Game:
+    deck = stack_deck(_TRICKS_GAME, dealer=2, status=(IN, IN, IN), turn_up=parse_card("5S"))
+    return Game(3, Rules(), seed=1, game_id=f"check-{key}", first_dealer=2, decks={1: deck})
+
+
+def _dog_game(key: str) -> Game:
+    decks = {
+        1: stack_deck(_DOG_ROUND_1, dealer=2, status=(IN, IN, IN), turn_up=parse_card("2H")),
+        2: stack_deck(_DOG_ROUND_2, dealer=0, status=(IN, IN, DOG)),
+    }
+    return Game(3, Rules(), seed=2, game_id=f"check-{key}", first_dealer=2, decks=decks)
+
+
+def _final_round_game(key: str) -> Game:
+    """Two players who both survive every round: P0 holds AS and low diamonds, P1 AD and
+    low spades, so each wins at least one trick until the one-card round 7."""
+    decks: dict[int, tuple[Card, ...]] = {}
+    for round_number in range(1, 8):
+        size = 8 - round_number
+        dealer = 1 if round_number % 2 else 0
+        hands = {
+            0: (parse_card("AS"),) + tuple(CARDS[26 : 26 + size - 1]),  # AS + 2D, 3D, ...
+            1: (parse_card("AD"),) + tuple(CARDS[0 : size - 1]),  # AD + 2S, 3S, ...
+        }
+        turn_up = parse_card("2H") if round_number == 1 else None
+        decks[round_number] = stack_deck(hands, dealer=dealer, status=(IN, IN), turn_up=turn_up)
+    return Game(2, Rules(), seed=3, game_id=f"check-{key}", first_dealer=1, decks=decks)
+
+
+def _is_dog(view: SeatView) -> bool:
+    return view.status[view.seat] is SeatStatus.DOG
+
+
+def build_situations() -> list[Situation]:
+    """The scripted situations, freshly built (each holds its own Game), in the order asked."""
+    return [
+        _situation("lead", "leads a trick", "any card in hand may be led (rules.md R11)", _tricks_game("lead"), lambda v: True),
+        _situation(
+            "follow-suit",
+            "follows suit",
+            "holding the led suit, it must follow suit (rules.md R12)",
+            _tricks_game("follow-suit"),
+            lambda v: True,
+            script=["7C"],
+        ),
+        _situation(
+            "void",
+            "plays when void in the led suit",
+            "void in the led suit, any card is legal (rules.md R12)",
+            _tricks_game("void"),
+            lambda v: True,
+            script=["7C", "KC"],
+        ),
+        _situation(
+            "name-trump",
+            "names trump after the deal",
+            "the trump chooser names one of the four suits after seeing its hand (rules.md R8)",
+            _dog_game("name-trump"),
+            lambda v: v.decision is DecisionKind.CHOOSE_TRUMP,
+        ),
+        _situation(
+            "dog-choice",
+            "a dog chooses to pass or play",
+            "a dog may play its card or pass on any trick but the last (rules.md R18)",
+            _dog_game("dog-choice"),
+            lambda v: v.decision is DecisionKind.PLAY and _is_dog(v),
+        ),
+        _situation(
+            "dog-last-trick",
+            "a dog on its last trick",
+            "a dog may not pass on the last trick of the round (rules.md R18)",
+            _dog_game("dog-last-trick"),
+            lambda v: v.decision is DecisionKind.PLAY and _is_dog(v) and v.trick_number == v.hand_size,
+        ),
+        _situation(
+            "final-round",
+            "plays a one-card final round",
+            "round 7 deals one card; void in the led suit, it plays it (rules.md R3, R12)",
+            _final_round_game("final-round"),
+            lambda v: v.round_number == 7 and v.current_trick is not None and len(v.current_trick.plays) == 1,
+        ),
+    ]
+
+
+def finish(situation: Situation) -> Game:
+    """Play ``situation``'s game to its end with the scripts' policy (for GameOver)."""
+    game = situation.game
+    while not game.over:
+        seat = game.to_act
+        assert seat is not None
+        game.apply(seat, highest(game.view(seat), dog_passes=False))
+    return game

@@ -1,0 +1,63 @@
+"""How a bot process ended, in one phrase naming the limit it hit where that can be told.
+
+Pure: the exit status, the mode, the limits, the kept end of stderr and the cgroup's event
+counters in; a phrase out (``killed by signal SIGKILL: memory limit 512 MiB reached``).
+"""
+
+from __future__ import annotations
+
+import signal
+
+from referee.sandbox.settings import SandboxSettings
+
+# stderr phrases naming a limit when the process ended by an exception rather than a signal
+# (Python ignores SIGXFSZ and turns ENOMEM, EMFILE, EAGAIN into exceptions)
+MEMORY_WORDS = ("MemoryError", "std::bad_alloc", "out of memory", "Cannot allocate memory")
+FSIZE_WORDS = ("File too large",)
+NOFILE_WORDS = ("Too many open files",)
+PIDS_WORDS = ("can't start new thread", "Resource temporarily unavailable")
+
+
+def signal_of(code: int, mode: str) -> int | None:
+    """The signal that ended the bot: ``-N`` from Popen; under bwrap also ``128 + N``, which is
+    how bwrap reports a child killed by signal N."""
+    if code < 0:
+        return -code
+    if mode == "bwrap" and 128 < code < 128 + signal.NSIG:
+        return code - 128
+    return None
+
+
+def limit_reasons(
+    signum: int | None, settings: SandboxSettings, stderr_tail: str, *, oom_kills: int = 0, pids_hits: int = 0
+) -> list[str]:
+    """The limits that the evidence says were reached, in a fixed order."""
+    reasons: list[str] = []
+    if signum == signal.SIGXCPU:
+        reasons.append(f"CPU time limit {settings.cpu_seconds} s reached")
+    if signum == signal.SIGXFSZ or any(word in stderr_tail for word in FSIZE_WORDS):
+        reasons.append(f"file size limit {settings.file_size_mb} MiB reached")
+    if oom_kills or any(word in stderr_tail for word in MEMORY_WORDS):
+        reasons.append(f"memory limit {settings.memory_mb} MiB reached")
+    if any(word in stderr_tail for word in NOFILE_WORDS):
+        reasons.append(f"open files limit {settings.open_files} reached")
+    if pids_hits or any(word in stderr_tail for word in PIDS_WORDS):
+        reasons.append(f"process limit {settings.pids} reached")
+    return reasons
+
+
+def describe_exit(
+    code: int, mode: str, settings: SandboxSettings, stderr_tail: str, *, oom_kills: int = 0, pids_hits: int = 0
+) -> str:
+    """``exited with code N`` or ``killed by signal NAME``, then ``: <limit> reached`` for each
+    limit the evidence names (``oom_kills``, ``pids_hits``: the cgroup's event counters)."""
+    signum = signal_of(code, mode)
+    if signum is None:
+        head = f"exited with code {code}"
+    else:
+        try:
+            head = f"killed by signal {signal.Signals(signum).name}"
+        except ValueError:
+            head = f"killed by signal {signum}"
+    reasons = limit_reasons(signum, settings, stderr_tail, oom_kills=oom_kills, pids_hits=pids_hits)
+    return f"{head}: {'; '.join(reasons)}" if reasons else head

@@ -1,0 +1,238 @@
+"""Start one bot process under the sandbox (sandbox.md; DESIGN.md §6)."""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from referee.errors import BotError
+from referee.sandbox import bwrap, limits
+from referee.sandbox.cgroups import Cgroup
+from referee.sandbox.command import ResolvedCommand, resolve_command
+from referee.sandbox.modes import resolve_mode
+from referee.sandbox.output import OutputLog
+from referee.sandbox.process import BotProcess, kill_all, live_processes, register, slot_holder
+from referee.sandbox.settings import KiB, SandboxSettings
+from referee.sandbox.spawner import run_in_spawner
+from referee.sandbox.workdir import PrivateDir, make_private_dir, reachable_by_others, safe_stem
+
+PATH_INSIDE = "/usr/local/bin:/usr/bin:/bin"
+_atexit_registered = False
+
+
+def launch(
+    command: Sequence[str],
+    *,
+    name: str,
+    slot: int,
+    bot_dir: Path,
+    run_dir: Path,
+    settings: SandboxSettings,
+    env: Mapping[str, str] | None = None,
+) -> BotProcess:
+    """Start one bot process for the bot ``name`` in ``slot`` (unique among live processes).
+    Under a root referee the bot runs as an unprivileged uid of its own (61000-61183, the
+    lowest one no live bot holds; below systemd's dynamic users).
+
+    ``command[0]``: ``python``/``python3`` (the referee's own interpreter), ``node``, or a path
+    relative to ``bot_dir`` (else absolute, else a name on PATH). ``bot_dir``: the bot's files
+    and its working directory (read-only at its real path under bwrap). ``run_dir``: holds the
+    log ``<name>-<slot>.log`` (appended to, kept) and the fresh private writable directory
+    ``<name>-<slot>/`` (the bot's ``HOME``, mounted at ``/bot`` under bwrap; removed by
+    :meth:`BotProcess.kill`). The bot finds where to serve in ``KWHIST_LISTEN``
+    (``unix:<socket path as it sees it>``); ``env`` adds variables to its environment.
+
+    Raises BotError (one line naming the bot and the command) when the command or directory
+    cannot be found or the process cannot start; SandboxError when ``mode = "bwrap"`` cannot
+    run here; ConfigError for a missing ``ro_paths`` entry; ValueError when ``slot`` is held
+    by a live process.
+    """
+    mode = _effective_mode(settings)
+    bot_dir = Path(os.path.realpath(bot_dir))
+    if not bot_dir.is_dir():
+        raise BotError(f"bot {name!r}: directory {bot_dir} does not exist")
+    resolved = resolve_command(command, name=name, bot_dir=bot_dir)
+    holder = slot_holder(slot)
+    if holder is not None:
+        if holder.poll() is None:
+            raise ValueError(f"slot {slot} is held by {holder!r}")
+        holder.kill()
+    uid = _slot_uid(mode, name, bot_dir, resolved)
+    if mode == "bwrap" and uid is not None and bot_dir.stat().st_mode & 0o005 != 0o005:
+        raise BotError(f"bot {name!r}: directory {bot_dir} is not readable by the sandbox's user (chmod o+rx it)")
+    run_dir = Path(os.path.abspath(run_dir))
+    stem = safe_stem(name, slot)
+    try:
+        run_dir.mkdir(parents=True, exist_ok=True)
+        log = OutputLog(run_dir / f"{stem}.log", settings.output_kb * KiB)
+    except OSError as error:
+        raise BotError(f"bot {name!r}: cannot write its log in {run_dir}: {error}") from error
+    private: PrivateDir | None = None
+    cgroup: Cgroup | None = None
+    try:
+        private = make_private_dir(run_dir, stem, slot, uid=uid, mounted=mode == "bwrap")
+        cgroup = Cgroup.create(stem, settings) if mode != "none" else None
+        popen = _start(mode, resolved, name, bot_dir, private, cgroup, uid, settings, env, log)
+    except BaseException as error:
+        log.finish(wait_s=0)
+        if cgroup is not None:
+            cgroup.remove()
+        if private is not None:
+            private.remove()
+        if isinstance(error, (OSError, subprocess.SubprocessError)):
+            raise BotError(f"bot {name!r}: cannot start {command[0]!r}: {error}") from error
+        raise
+    process = BotProcess(
+        name=name, slot=slot, mode=mode, popen=popen, log=log, private=private, cgroup=cgroup, uid=uid, settings=settings
+    )
+    register(process)
+    _register_atexit()
+    return process
+
+
+def _register_atexit() -> None:
+    global _atexit_registered
+    if not _atexit_registered:
+        atexit.register(kill_all)  # the CLI registers it too; kill_all is idempotent
+        _atexit_registered = True
+
+
+def _effective_mode(settings: SandboxSettings) -> str:
+    if settings.mode == "auto":
+        return resolve_mode(settings)[0]
+    if settings.mode == "bwrap":
+        resolve_mode(settings)  # raises SandboxError where bubblewrap cannot run
+    return settings.mode
+
+
+def _slot_uid(mode: str, name: str, bot_dir: Path, resolved: ResolvedCommand) -> int | None:
+    """The unprivileged uid a root referee runs the bot as ("Root is a trap"); None to keep
+    ours. In rlimits mode only where the bot's files and runtime are reachable by another user
+    (there are no private mounts to make them so)."""
+    if os.geteuid() != 0 or mode == "none":
+        return None
+    if mode == "rlimits":
+        needed = [bot_dir, Path(resolved.argv[0]).parent, *resolved.runtime_paths]
+        if not all(reachable_by_others(p) for p in needed):
+            return None
+    taken = {process.uid for process in live_processes()} | _uids_running()  # another referee's bots too
+    for uid in bwrap.SLOT_UIDS:
+        if uid not in taken:
+            return uid
+    raise BotError(f"bot {name!r}: all {len(bwrap.SLOT_UIDS)} sandbox uids are in use by live bot processes")
+
+
+def _uids_running() -> set[int]:
+    """The uids of every process on the host."""
+    uids = set()
+    with contextlib.suppress(OSError):
+        for entry in os.scandir("/proc"):
+            if entry.name.isdigit():
+                with contextlib.suppress(OSError):
+                    uids.add(entry.stat().st_uid)
+    return uids
+
+
+def _bot_env(
+    mode: str, private: PrivateDir, resolved: ResolvedCommand, extra: Mapping[str, str] | None, rlimit_as: bool
+) -> dict[str, str]:
+    """A cleared environment (``none``: the referee's own), plus ``KWHIST_LISTEN`` and ``extra``."""
+    if mode == "none":
+        env = dict(os.environ)
+    else:
+        env = {
+            "PATH": PATH_INSIDE if mode == "bwrap" else os.environ.get("PATH", PATH_INSIDE),
+            "LANG": "C.UTF-8",
+            "HOME": str(private.inside),
+            "TMPDIR": "/tmp" if mode == "bwrap" else str(private.inside),
+            "PYTHONUNBUFFERED": "1",
+            "PYTHONDONTWRITEBYTECODE": "1",
+        }
+        if resolved.runtime == "python" and mode == "bwrap":
+            env["PATH"] = f"{Path(sys.executable).parent}:{PATH_INSIDE}"
+        if rlimit_as:
+            env["MALLOC_ARENA_MAX"] = "2"  # glibc reserves 64 MiB of address space per thread arena
+    env["KWHIST_LISTEN"] = f"unix:{private.socket_inside}"
+    env.update(extra or {})
+    return env
+
+
+def _nproc(mode: str, uid: int | None, cgroup: Cgroup | None, settings: SandboxSettings) -> int | None:
+    """``RLIMIT_NPROC``, which counts every task of the bot's uid on the host."""
+    if mode == "none" or not Path("/proc").is_dir():
+        return None  # without /proc we cannot count what our uid already runs
+    if uid is not None:
+        return settings.pids  # a slot uid runs nothing but this bot
+    if os.geteuid() != 0 and (cgroup is None or not cgroup.limits_pids):
+        return limits.tasks_of_uid(os.getuid()) + settings.pids  # our uid runs other things too
+    return None  # root ignores RLIMIT_NPROC; the pids cgroup bounds it
+
+
+def _start(
+    mode: str,
+    resolved: ResolvedCommand,
+    name: str,
+    bot_dir: Path,
+    private: PrivateDir,
+    cgroup: Cgroup | None,
+    uid: int | None,
+    settings: SandboxSettings,
+    extra_env: Mapping[str, str] | None,
+    log: OutputLog,
+) -> subprocess.Popen[bytes]:
+    # RLIMIT_AS only where no cgroup bounds memory, and not for runtimes that reserve far more
+    # address space than they use (V8, the JVM): they cannot even start under it
+    memory_bounded = cgroup is not None and cgroup.limits_memory
+    rlimit_as = mode != "none" and not memory_bounded and resolved.runtime in ("python", "other")
+    env = _bot_env(mode, private, resolved, extra_env, rlimit_as)
+    if mode == "bwrap":
+        argv = bwrap.bwrap_argv(resolved, bot_dir=bot_dir, private=private, settings=settings, env=env, uid=uid)
+    else:
+        argv = list(resolved.argv)
+    nproc = _nproc(mode, uid, cgroup, settings)
+    rlimits = limits.rlimits(settings, address_space=rlimit_as, nproc=nproc) if mode != "none" else []
+    shown_uid = uid if uid is not None else os.geteuid()
+    cgroup_shown = ",".join(sorted(cgroup.leaves)) if cgroup else "none"
+    log.note(
+        f"{time.strftime('%Y-%m-%d %H:%M:%S')} start {name}: {' '.join(resolved.argv)} "
+        f"(mode {mode}, uid {shown_uid}, cgroup {cgroup_shown}, RLIMIT_AS {'on' if rlimit_as else 'off'})"
+    )
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    cgroup_fds = cgroup.open_procs() if cgroup is not None else []
+    preexec = limits.make_preexec(rlimits, cgroup_fds, die_with_parent=mode != "bwrap")
+    drop = uid if mode != "bwrap" else None  # under bwrap, setpriv drops it inside
+
+    def spawn() -> subprocess.Popen[bytes]:
+        return subprocess.Popen(
+            argv,
+            cwd=bot_dir,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=out_w,
+            stderr=err_w,
+            start_new_session=True,
+            close_fds=True,
+            preexec_fn=preexec,
+            user=drop,
+            group=drop,
+            extra_groups=[] if drop is not None else None,
+        )
+
+    try:
+        popen = run_in_spawner(spawn)
+    except BaseException:
+        os.close(out_r)
+        os.close(err_r)
+        raise
+    finally:
+        for fd in (out_w, err_w, *cgroup_fds):
+            os.close(fd)
+    log.start(out_r, err_r)
+    return popen

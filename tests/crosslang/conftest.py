@@ -1,0 +1,22 @@
+"""Fixtures of the cross-language tests (the ``bots`` launcher of the transport tests)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.crosslang.helpers import cpp_problem, node_problem, require
+from tests.transport.conftest import bots
+
+__all__ = ["bots", "needs_cpp", "needs_node"]
+
+
+@pytest.fixture
+def needs_node() -> None:
+    """Skip where Node.js or the sample's node_modules are missing (a failure when CI=true)."""
+    require(node_problem())
+
+
+@pytest.fixture
+def needs_cpp() -> None:
+    """Skip where the C++ sample bot is not built (a failure when CI=true)."""
+    require(cpp_problem())

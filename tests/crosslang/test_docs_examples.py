@@ -1,0 +1,62 @@
+"""docs/protocol.md's "first bot" examples: the doc shows the files in docs/examples/
+verbatim, and the Python and JavaScript bots, as written, play whole games over real gRPC;
+the C++ strategy compiles against the code generated for the C++ sample."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import pytest
+import trio
+
+from referee.transport.client import BotClient, HelloInfo
+from tests.crosslang.helpers import CPP_DIR, CPP_GENERATED, DOC, EXAMPLES, PROTO, doc_examples, require, start_node
+from tests.transport.helpers import BotLauncher
+from tests.transport.test_client import connect, play_game_over_grpc
+
+pytestmark = pytest.mark.crosslang
+
+EXAMPLE_FILES = ["docs/examples/first_bot.py", "docs/examples/first_bot.js", "docs/examples/first_strategy.cpp"]
+
+
+def test_the_doc_shows_each_example_file_verbatim() -> None:
+    shown = doc_examples(DOC.read_text())
+    assert sorted(shown) == sorted(EXAMPLE_FILES)
+    for path, code in shown.items():
+        assert code == (EXAMPLES.parent.parent / path).read_text(), f"{DOC} shows an outdated copy of {path}"
+
+
+@pytest.mark.usefixtures("needs_node")
+def test_the_python_and_javascript_first_bots_play_whole_games(bots: BotLauncher) -> None:
+    python_bot = bots.start(EXAMPLES / "first_bot.py")
+    js_bot = start_node(bots, EXAMPLES / "first_bot.js", env={"KWHIST_PROTO": str(PROTO)})
+
+    async def hello_all() -> list[tuple[BotClient, HelloInfo]]:
+        return [await connect(python_bot), await connect(js_bot)]
+
+    (python_client, python_info), (js_client, js_info) = trio.run(hello_all)
+    try:
+        assert (python_info.name, js_info.name) == ("first-bot", "first-js-bot")
+        assert (js_info.major, js_info.minor) == (1, 0)
+        for seed, table in enumerate([[python_client, js_client], [js_client, python_client, js_client]], start=1):
+            assert play_game_over_grpc(table, seed=seed)  # no fault, every action legal
+    finally:
+        python_client.close()
+        js_client.close()
+
+
+@pytest.mark.usefixtures("needs_cpp")
+def test_the_first_cpp_strategy_compiles() -> None:
+    compiler = shutil.which("c++") or shutil.which("g++")
+    pkg_config = shutil.which("pkg-config")
+    require(None if compiler and pkg_config and CPP_GENERATED.is_dir() else "no C++ compiler, pkg-config or generated code")
+    assert compiler is not None and pkg_config is not None
+    flags = subprocess.run([pkg_config, "--cflags", "protobuf"], capture_output=True, text=True, check=True).stdout.split()
+    result = subprocess.run(
+        [compiler, "-std=c++17", "-fsyntax-only", f"-I{CPP_GENERATED}", f"-I{CPP_DIR}", *flags, str(EXAMPLES / "first_strategy.cpp")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr

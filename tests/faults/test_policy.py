@@ -1,0 +1,112 @@
+"""The ``league`` preset end to end (DESIGN.md §5): forfeit after ``max_faults``, restart
+after a crash, withdrawal after ``max_restarts``; the ``debug`` preset's trace; and
+``referee faults``. Real bot processes over real gRPC, through the command line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.conftest import processes_matching, run_referee
+from tests.faults.helpers import BOTS, RANDOM, assert_forfeit_placement, run_league
+
+
+def test_forfeit_after_max_faults_plays_fallbacks_for_the_rest_of_the_round(short_tmp: Path) -> None:
+    records = run_league(
+        short_tmp,
+        {"faulty": BOTS / "wrong_kind_bot.py", "random": RANDOM, "random-2": RANDOM},
+        faults='preset = "league"\nmax_faults = 2',
+    )
+    assert len(records) == 3
+    for record in records:
+        seat = record.seats.index("faulty")
+        faults = [fault for fault in record.faults if fault.bot == "faulty"]
+        assert [fault.kind for fault in faults] == ["malformed", "malformed"], "no fault is counted after the forfeit"
+        second = faults[1].decision
+        assert second is not None
+        assert (second, seat) in record.forfeits
+        later = [action for action in record.actions[second + 1 :] if action.seat == seat]
+        assert later, "the forfeiting seat still acts until the round's end"
+        assert all(action.ms is None and action.fault is None for action in later), "the referee plays its fallbacks"
+        assert record.knocked_out_round[seat] == 1
+        assert_forfeit_placement(record, seat)
+
+    listing = run_referee("faults", str(short_tmp / "faults.sqlite"), "--bot", "faulty")
+    assert listing.returncode == 0, listing.stderr
+    assert listing.stdout.count("MALFORMED") == 6
+    for label in ("why:", "asked:", "answered:", "legal:"):
+        assert label in listing.stdout
+    assert "asked to play a card" in listing.stdout and '"choose_trump"' in listing.stdout
+    assert "6 faults: malformed 6" in listing.stdout
+    assert run_referee("faults", str(short_tmp / "faults.sqlite"), "--bot", "random").stdout.count("MALFORMED") == 0
+    unknown = run_referee("faults", str(short_tmp / "faults.sqlite"), "--bot", "nobody")
+    assert unknown.returncode == 2 and "no bot named 'nobody'" in unknown.stderr
+
+
+def test_a_crashed_bot_is_restarted_before_its_next_game(short_tmp: Path) -> None:
+    records = run_league(
+        short_tmp,
+        {"crasher": BOTS / "crash_bot.py", "random": RANDOM},
+        faults='preset = "league"\nmax_faults = 3\nmax_restarts = 5',
+        deals=2,
+    )
+    assert len(records) == 4
+    for record in records:
+        seat = record.seats.index("crasher")
+        faults = [fault for fault in record.faults if fault.bot == "crasher"]
+        assert [fault.kind for fault in faults] == ["crash"]
+        mine = [action for action in record.actions if action.seat == seat]
+        assert all(action.ms is not None for action in mine[:2]), "a fresh process answers the first decisions of every game"
+        assert "exited with code 3" in faults[0].answer
+    logs = sorted((short_tmp / "faults").glob("crasher-*.log"))
+    assert len(logs) == 4, "one process per game: each crash is followed by a restart"
+
+
+def test_a_bot_that_dies_at_every_start_is_withdrawn_and_the_league_finishes(short_tmp: Path) -> None:
+    records = run_league(
+        short_tmp,
+        {"dier": BOTS / "dies_at_start_bot.py", "random": RANDOM, "random-2": RANDOM},
+        faults='preset = "league"\nmax_restarts = 1',
+        deals=2,
+    )
+    assert len(records) == 6, "the league finishes"
+    faults = [fault for record in records for fault in record.faults]
+    assert [fault.kind for fault in faults] == ["startup", "startup"], "started max_restarts + 1 times, then withdrawn"
+    assert all(fault.bot == "dier" and "exited with code 7" in fault.answer for fault in faults)
+    assert len(list((short_tmp / "faults").glob("dier-*.log"))) == 2
+    for record in records:
+        seat = record.seats.index("dier")
+        assert all(action.ms is None for action in record.actions if action.seat == seat), "the fallback plays its seat"
+        assert_forfeit_placement(record, seat)
+    assert all(record.withdrawn[record.seats.index("dier")] for record in records[2:])
+
+    standings = run_referee("standings", str(short_tmp / "faults.sqlite"), "--format", "json")
+    rows = {row["bot"]: row for row in json.loads(standings.stdout)["rows"]}
+    assert rows["dier"]["withdrawn"] and not rows["random"]["withdrawn"]
+    assert rows["dier"]["faults"]["startup"] == 2
+    assert rows["dier"]["rank"] == 3
+    table = run_referee("standings", str(short_tmp / "faults.sqlite"))
+    assert "dier (withdrawn)" in table.stdout
+    assert not processes_matching(str(BOTS))
+
+
+def test_debug_preset_has_no_time_limit_and_traces_every_request_and_reply(short_tmp: Path) -> None:
+    records = run_league(
+        short_tmp,
+        {"slow": ["python", str(BOTS / "timeout_bot.py"), "--sleep-ms", "600"], "random": RANDOM},
+        time="move_ms = 100\ngrace_ms = 0",
+        faults='preset = "debug"',
+        rules="start_hand_size = 2",
+    )
+    assert len(records) == 2
+    for record in records:
+        assert not record.faults, "no time limits in the debug preset"
+        slow = record.seats.index("slow")
+        assert any(action.ms is not None and action.ms >= 600 for action in record.actions if action.seat == slow)
+        lines = [json.loads(line) for line in (short_tmp / "faults" / "trace" / f"{record.game_id}.jsonl").read_text().splitlines()]
+        assert [line["decision"] for line in lines] == list(range(len(record.actions)))
+        assert [line["played"] for line in lines] == [action.action for action in record.actions]
+        for line in lines:
+            assert line["request"]["decision_number"] == line["decision"]
+            assert line["request"]["time_left_ms"] == 0 and line["request"]["bank_left_ms"] == 0
+            assert line["answer"] == line["played"]

@@ -1,0 +1,140 @@
+"""The time control with real bot processes (DESIGN.md §5): an answer just inside
+``move_ms`` + ``grace_ms`` is no fault; an overrun within the bank is no fault and the
+bank shrinks by the overrun (as the next request tells the bot); a timeout spends the
+bank; a reply after the deadline is discarded and never confuses the next decision.
+
+The bank tests drive :func:`referee.match.play_match` in-process so they can read what
+each request told the bot; the others go through ``referee run``."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import trio
+
+from referee.faults import FaultPolicy
+from referee.game import Game
+from referee.match import MatchResult, play_match
+from referee.pool import BotEntry, BotPool, Lease
+from referee.rules import Rules
+from referee.sandbox import SandboxSettings, resolve_mode
+from referee.timecontrol import TimeControl
+from referee.transport.replies import Reply
+from referee.views import Event, SeatView
+from tests.faults.helpers import BOTS, RANDOM, STARTUP_MS, run_league
+
+
+@dataclass
+class Told:
+    time_left_ms: int
+    bank_left_ms: int
+    deadline_s: float | None
+    reply: Reply
+
+
+@dataclass
+class Recorder:
+    """A match Player that forwards to a pooled bot and keeps what each request told it."""
+
+    lease: Lease
+    told: list[Told] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return self.lease.name
+
+    async def decide(
+        self, view: SeatView, events: Sequence[Event], decision_number: int, time_left_ms: int, bank_left_ms: int, deadline_s: float | None
+    ) -> Reply:
+        reply = await self.lease.decide(view, events, decision_number, time_left_ms, bank_left_ms, deadline_s)
+        self.told.append(Told(time_left_ms, bank_left_ms, deadline_s, reply))
+        return reply
+
+    async def game_over(self, game_id: str, seat: int, placements: Sequence[int], winner: int | None) -> None:
+        await self.lease.game_over(game_id, seat, placements, winner)
+
+    def exit_detail(self) -> str | None:
+        return self.lease.exit_detail()
+
+
+def play_recorded(tmp: Path, command: Sequence[str], time: TimeControl) -> tuple[MatchResult, Recorder]:
+    """One 2-player game (3 cards in round 1) of the bot ``command`` against the random bot."""
+    mode, _ = resolve_mode(SandboxSettings())
+    entries = (
+        BotEntry("bot", tuple(command), directory=BOTS),
+        BotEntry("random", ("python", str(RANDOM)), directory=RANDOM.parent),
+    )
+
+    async def main() -> tuple[MatchResult, Recorder]:
+        async with BotPool(entries, run_dir=tmp / "run", sandbox=SandboxSettings(mode=mode), time=time, max_restarts=0) as pool:  # type: ignore[arg-type]
+            bot, other = await pool.acquire("bot"), await pool.acquire("random")
+            assert isinstance(bot, Lease) and isinstance(other, Lease)
+            recorder = Recorder(bot)
+            game = Game(2, Rules(start_hand_size=3), seed=5, game_id="time-1", first_dealer=1)
+            result = await play_match(game, [recorder, other], time, FaultPolicy(max_faults=10))
+            return result, recorder
+
+    return trio.run(main)
+
+
+def test_an_overrun_within_the_bank_is_no_fault_and_the_bank_shrinks_by_it(short_tmp: Path) -> None:
+    time = TimeControl(move_ms=300, grace_ms=100, bank_ms=2000, startup_ms=STARTUP_MS)
+    result, bot = play_recorded(short_tmp, ("python", str(BOTS / "bank_bot.py")), time)
+    assert not result.faults, "an overrun paid by the bank is no fault; an unimplemented GameOver neither"
+    first, second = bot.told[0], bot.told[1]
+    assert (first.time_left_ms, first.bank_left_ms) == (300, 2000)
+    assert first.deadline_s == (300 + 100 + 2000) / 1000, "the gRPC deadline carries move + grace + bank"
+    overrun = first.reply.ms - 300 - 100
+    assert overrun > 0, "the bot slept its whole move time and half its bank"
+    assert second.bank_left_ms == int(2000 - overrun), "the bank shrinks by the overrun"
+    assert second.deadline_s is not None and abs(second.deadline_s - (400 + 2000 - overrun) / 1000) < 1e-9
+    assert all(told.bank_left_ms == second.bank_left_ms for told in bot.told[1:]), "answers on time cost the bank nothing"
+
+
+def test_a_timeout_spends_the_whole_bank(short_tmp: Path) -> None:
+    time = TimeControl(move_ms=200, grace_ms=100, bank_ms=500, startup_ms=STARTUP_MS)
+    result, bot = play_recorded(short_tmp, ("python", str(BOTS / "timeout_bot.py"), "--sleep-ms", "3000"), time)
+    mine = [fault for fault in result.faults if fault.bot == "bot"]
+    assert mine and mine[0].kind == "timeout"
+    assert bot.told[0].bank_left_ms == 500
+    assert [told.bank_left_ms for told in bot.told[1:]] == [0] * (len(bot.told) - 1)
+    assert all(told.deadline_s == 0.3 for told in bot.told[1:])
+
+
+def test_an_answer_just_inside_move_plus_grace_is_no_fault(short_tmp: Path) -> None:
+    records = run_league(
+        short_tmp,
+        {"slow": ["python", str(BOTS / "timeout_bot.py"), "--sleep-ms", "700"], "random": RANDOM},
+        time="move_ms = 600\ngrace_ms = 600",
+        faults='preset = "strict"',
+        rules="start_hand_size = 2",
+    )
+    assert len(records) == 2
+    for record in records:
+        assert not record.faults
+        slow = record.seats.index("slow")
+        times = [action.ms for action in record.actions if action.seat == slow]
+        assert times and all(ms is not None and ms >= 700 for ms in times), "every answer came after move_ms"
+
+
+def test_a_reply_after_the_deadline_is_discarded_and_never_confuses_the_next_decision(short_tmp: Path) -> None:
+    records = run_league(
+        short_tmp,
+        {"late": BOTS / "late_bot.py", "random": RANDOM},
+        time="move_ms = 300\ngrace_ms = 100",
+        faults='preset = "league"\nmax_faults = 3',
+        rules="start_hand_size = 4",
+    )
+    assert len(records) == 2
+    for record in records:
+        seat = record.seats.index("late")
+        mine = [(index, action) for index, action in enumerate(record.actions) if action.seat == seat]
+        faults = [fault for fault in record.faults if fault.bot == "late"]
+        assert [fault.kind for fault in faults] == ["timeout"], "one late reply, and nothing else goes wrong"
+        late_index, late_action = mine[1]
+        assert faults[0].decision == late_index and late_action.fault == "timeout"
+        later = [action for _, action in mine[2:]]
+        assert later, "the bot is asked again after its late reply"
+        assert all(action.fault is None and action.ms is not None for action in later), "the next answers are its own"

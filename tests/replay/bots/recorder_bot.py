@@ -1,0 +1,41 @@
+"""Writes every request it receives, as the codec's JSON, one line each, to the file
+named by its first argument; answers a card it does not hold on its 3rd request of each
+game (an ``illegal`` fault with evidence), else the lowest legal action."""
+
+import sys
+
+from referee.botkit import Bot, serve
+from referee.botkit import server
+from referee.cards import CARDS, Card, Suit
+from referee.transport import codec
+from referee.views import Play, SeatView
+
+OUT = sys.argv[1]
+_original = server._decide
+
+
+def _recording(bot, request):  # type: ignore[no-untyped-def]
+    with open(OUT, "a", encoding="utf-8") as out:
+        out.write(codec.request_json(request) + "\n")
+    return _original(bot, request)
+
+
+server._decide = _recording
+
+
+class Recorder(Bot):
+    name = "recorder"
+    asked: dict[str, int] = {}
+
+    def play(self, view: SeatView) -> Card | None:
+        count = self.asked[view.game_id] = self.asked.get(view.game_id, 0) + 1
+        if count == 3:
+            return next(card for card in CARDS if card not in view.hand)
+        return next((a.card for a in view.legal if isinstance(a, Play)), None)
+
+    def choose_trump(self, view: SeatView) -> Suit | None:
+        self.asked[view.game_id] = self.asked.get(view.game_id, 0) + 1
+        return Suit.SPADES
+
+
+serve(Recorder())

@@ -1,0 +1,98 @@
+"""Deal files (issue 3 §4): the documented format parses, round-trips through
+format_deal, and every malformed file is refused with one line naming the key or card."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from referee.cards import CARDS, parse_cards
+from referee.dealfile import Deal, format_deal, parse_deal, read_deal
+from referee.errors import ConfigError
+from tests.replay.helpers import error_line, referee
+
+DECK = " ".join(str(card) for card in CARDS)
+SHUFFLED = " ".join(str(card) for card in random.Random(5).sample(CARDS, 52))
+
+
+def test_the_documented_example_parses() -> None:
+    text = f'first_dealer = 2\nseed = 99\n[rounds]\n1 = "{SHUFFLED}"\n3 = {list(DECK.split())!r}\n'.replace("'", '"')
+    deal = parse_deal(text, "hand.toml")
+    assert deal.first_dealer == 2 and deal.seed == 99
+    assert sorted(deal.decks) == [1, 3]
+    assert deal.decks[1] == parse_cards(SHUFFLED)
+    assert deal.decks[3] == CARDS
+
+
+def test_commas_newlines_and_lower_case_are_accepted() -> None:
+    text = '[rounds]\n2 = """\n' + ",\n".join(SHUFFLED.lower().split()) + '\n"""\n'
+    assert parse_deal(text).decks == {2: parse_cards(SHUFFLED)}
+
+
+def test_json_holds_the_same_keys(tmp_path: Path) -> None:
+    path = tmp_path / "hand.json"
+    path.write_text(f'{{"first_dealer": 1, "rounds": {{"1": "{SHUFFLED}"}}}}')
+    deal = read_deal(path)
+    assert deal.first_dealer == 1 and deal.decks == {1: parse_cards(SHUFFLED)} and deal.seed is None
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    st.one_of(st.none(), st.integers(0, 6)),
+    st.one_of(st.none(), st.integers(0, 2**64 - 1)),
+    st.dictionaries(st.integers(1, 12), st.permutations(CARDS), min_size=1, max_size=4),
+    st.booleans(),
+)
+def test_format_then_parse_gives_the_same_deal(first_dealer: int | None, seed: int | None, decks: dict, as_json: bool) -> None:
+    deal = Deal(first_dealer=first_dealer, seed=seed, decks={n: tuple(d) for n, d in decks.items()}, comment=("a comment",))
+    again = parse_deal(format_deal(deal, as_json=as_json), as_json=as_json)
+    assert (again.first_dealer, again.seed, again.decks) == (deal.first_dealer, deal.seed, deal.decks)
+
+
+def _without(card: str) -> str:
+    return " ".join(name for name in DECK.split() if name != card)
+
+
+# (file text, what the one error line must name)
+MALFORMED = {
+    "card twice": (f'[rounds]\n1 = "{_without("QD")} AS"\n', ["rounds.1", "AS", "twice"]),
+    "card missing": (f'[rounds]\n1 = "{_without("7C")}"\n', ["rounds.1", "51 cards", "7C"]),
+    "bad card name": (f'[rounds]\n2 = "{DECK.replace("TD", "1D")}"\n', ["rounds.2", "'1D'", "position"]),
+    "too few cards": ('[rounds]\n1 = "AS KS QS"\n', ["rounds.1", "3 cards", "expected all 52"]),
+    "too many cards": (f'[rounds]\n1 = "{DECK} AS"\n', ["rounds.1", "AS", "twice"]),
+    "bad first_dealer": ('first_dealer = -1\n[rounds]\n1 = "{DECK}"\n'.replace("{DECK}", DECK), ["first_dealer", "-1"]),
+    "first_dealer not a number": ('first_dealer = "two"\n', ["first_dealer", '"two"']),
+    "first_dealer off the table": (f'first_dealer = 2\n[rounds]\n1 = "{DECK}"\n', ["first_dealer = 2", "0-1"]),
+    "bad round number": (f'[rounds]\nzero = "{DECK}"\n', ["rounds.zero", "round number"]),
+    "round zero": (f'[rounds]\n0 = "{DECK}"\n', ["rounds.0", "round number"]),
+    "deck not a string": ("[rounds]\n1 = 52\n", ["rounds.1", "52 cards"]),
+    "unknown key": ("first_dealr = 1\n", ["first_dealr", "first_dealer"]),
+    "TOML syntax": ('[rounds\n1 = "AS"\n', ["line 1"]),
+    "nothing fixed": ("# empty\n", ["fixes nothing"]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(MALFORMED))
+def test_a_malformed_deal_file_is_refused_with_one_line_naming_it(case: str, tmp_path: Path) -> None:
+    text, named = MALFORMED[case]
+    path = tmp_path / "bad.toml"
+    path.write_text(text)
+    line = error_line(referee("play", "heuristic", "random", "--sandbox", "none", "--results", tmp_path / "r.sqlite", "--deal", path))
+    assert str(path) in line
+    for part in named:
+        assert part in line, (part, line)
+    assert not (tmp_path / "r.sqlite").exists()  # refused before anything was played
+
+
+def test_a_missing_deal_file_is_named(tmp_path: Path) -> None:
+    line = error_line(referee("play", "heuristic", "random", "--deal", tmp_path / "nope.toml", "--results", tmp_path / "r.sqlite"))
+    assert "nope.toml" in line and "no such deal file" in line
+
+
+def test_parse_errors_are_config_errors_naming_the_source() -> None:
+    with pytest.raises(ConfigError, match=r"^mine\.toml: rounds\.1: card AS appears twice"):
+        parse_deal(f'[rounds]\n1 = "AS {_without("KH")}"\n', "mine.toml")

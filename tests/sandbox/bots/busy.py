@@ -1,0 +1,3 @@
+"""Burn CPU forever."""
+while True:
+    pass
