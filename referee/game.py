@@ -51,6 +51,7 @@ from referee.views import (
     TrickPlay,
     TrickWon,
     TrumpChosen,
+    build_seat_view,
 )
 
 _PLAYS: dict[Card, Play] = {card: Play(card) for card in CARDS}
@@ -253,26 +254,26 @@ class Game:
         current = None
         if self._phase is _PLAY_PHASE:
             current = Trick(self._trick_leader(), tuple(self._plays))
-        return SeatView(
-            game_id=self.game_id,
-            seat=seat,
-            num_seats=self.num_seats,
-            rules=self.rules,
-            status=self._status_now,
-            dealer=self._dealer,
-            round_number=self._round,
-            hand_size=self._hand_size,
-            trump=self._trump,
-            no_trump=self._no_trump,
-            turn_up=self._turn_up,
-            trump_chooser=self._chooser,
-            hand=tuple(self._hands[seat]),
-            current_trick=current,
-            completed_tricks=self._tricks(),
-            tricks_won=self._tricks_won_now,
-            dog_life_used=self._dog_life_used,
-            decision=self.decision() if mine else None,
-            legal=self.legal_actions() if mine else (),
+        return build_seat_view(
+            self.game_id,
+            seat,
+            self.num_seats,
+            self.rules,
+            self._status_now,
+            self._dealer,
+            self._round,
+            self._hand_size,
+            self._trump,
+            self._no_trump,
+            self._turn_up,
+            self._chooser,
+            tuple(self._hands[seat]),
+            current,
+            self._tricks(),
+            self._tricks_won_now,
+            self._dog_life_used,
+            self.decision() if mine else None,
+            self.legal_actions() if mine else (),
         )
 
     @property

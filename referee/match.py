@@ -156,11 +156,10 @@ async def play_match(
 
 def _judge(view: SeatView, reply: Reply, clock: SeatClock, time: TimeControl) -> tuple[Action, tuple[FaultKind, str] | None]:
     """-> (the bot's action, or a placeholder when faulted; the fault kind and detail)."""
+    timed_out = clock.settle_reply(reply.ms, reply.fault)
     if reply.fault is not None:
-        if reply.fault == "timeout":
-            clock.bank_left_ms = 0.0  # the deadline included the whole bank: it is spent
         return view.legal[0], (reply.fault, reply.detail)
-    if clock.settle(reply.ms):
+    if timed_out:
         limit = time.move_ms + time.grace_ms
         return view.legal[0], ("timeout", f"answered in {reply.ms:.0f} ms; the limit was {time.move_ms} ms (+{limit - time.move_ms} ms grace) and the bank was empty")
     action = reply.action

@@ -1,5 +1,7 @@
 """Bot processes for a league: started once, reused across games, restarted after a
-crash, withdrawn after too many restarts, killed at the end (DESIGN.md §6).
+crash, withdrawn after too many restarts, killed at the end (DESIGN.md §6). A process
+that leaves the request after a timeout unanswered too is stuck: it is replaced before
+its next game (sandbox.md rows 2-3), without counting as a crash restart.
 
 One pool per league. A bot given by command gets one process per seat it holds at once;
 a bot given by address (remote) is one shared connection that we neither start nor kill.
@@ -21,6 +23,8 @@ from referee.sandbox import BotProcess, SandboxSettings, launch
 from referee.timecontrol import TimeControl
 from referee.transport.client import BotClient, HelloError, HelloInfo, ProtocolMismatch, Reply
 from referee.views import Event, SeatView
+
+STUCK_AFTER = 2  # requests in a row unanswered by their deadline: the process is stuck
 
 
 @dataclass(frozen=True)
@@ -46,6 +50,13 @@ class Lease:
     client: BotClient
     process: BotProcess | None
     hello: HelloInfo
+    unanswered: int = 0  # requests in a row that got no answer by their deadline
+
+    @property
+    def stuck(self) -> bool:
+        """It did not answer the request after a timeout either: it keeps its slot only if
+        it answers the next request (sandbox.md rows 2-3)."""
+        return self.unanswered >= STUCK_AFTER
 
     async def decide(
         self,
@@ -56,10 +67,12 @@ class Lease:
         bank_left_ms: int,
         deadline_s: float | None,
     ) -> Reply:
-        return await self.client.decide(view, events, decision_number, time_left_ms, bank_left_ms, deadline_s)
+        reply = await self.client.decide(view, events, decision_number, time_left_ms, bank_left_ms, deadline_s)
+        self.unanswered = self.unanswered + 1 if reply.fault == "timeout" else 0
+        return reply
 
     async def game_over(self, game_id: str, seat: int, placements: Sequence[int], winner: int | None) -> None:
-        if self.exit_detail() is None:
+        if self.exit_detail() is None and not self.stuck:
             await self.client.game_over(game_id, seat, placements, winner, timeout_s=1.0)
 
     def exit_detail(self) -> str | None:
@@ -144,13 +157,16 @@ class BotPool:
 
     def release(self, lease: Lease, *, crashed: bool) -> None:
         """Return a lease after a game. A crashed or dead process is killed; the next
-        acquire starts a new one (a restart)."""
+        acquire starts a new one (a restart). A stuck one is killed and replaced too, but
+        that does not count towards withdrawal (it is no crash)."""
         slots = self._bots[lease.name]
         if lease.process is None:
             return
         if crashed or lease.exit_detail() is not None:
             self._discard(lease)
             self._count_failure(slots)
+        elif lease.stuck:
+            self._discard(lease)
         else:
             slots.idle.append(lease)
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import statistics
+from array import array
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -125,6 +126,45 @@ def canonical_records(records: Iterable[GameRecord]) -> list[GameRecord]:
     return sorted(unique.values(), key=lambda record: (record.fixture, record.game_id))
 
 
+@dataclass(frozen=True, slots=True)
+class _Played:
+    """What the standings need of one game: its record without decks, rounds and
+    actions (``times[seat]``: the ms of each decision that seat's bot answered)."""
+
+    game_id: str
+    fixture: int
+    seats: tuple[str, ...]
+    placements: tuple[int, ...]
+    winner: int | None
+    withdrawn: tuple[bool, ...]
+    faults: tuple[tuple[str, FaultKind], ...]
+    times: tuple[array[float], ...]
+
+
+def _played(record: GameRecord) -> _Played:
+    times = tuple(array("d") for _ in record.seats)
+    for action in record.actions:
+        if action.ms is not None:
+            times[action.seat].append(action.ms)
+    return _Played(
+        record.game_id,
+        record.fixture,
+        tuple(record.seats),
+        tuple(record.placements),
+        record.winner,
+        tuple(record.withdrawn),
+        tuple((fault.bot, fault.kind) for fault in record.faults),
+        times,
+    )
+
+
+def _canonical_games(records: Iterable[GameRecord]) -> list[_Played]:
+    """:func:`canonical_records`, keeping only what the standings need of each game: the
+    records may stream from the store and are never all in memory at once."""
+    unique = {record.game_id: _played(record) for record in records}
+    return sorted(unique.values(), key=lambda game: (game.fixture, game.game_id))
+
+
 def _outlasted(mine: int, theirs: int) -> float:
     """1 if placement ``mine`` beats ``theirs`` (lower is better), 1/2 if equal, else 0."""
     return 1.0 if mine < theirs else 0.5 if mine == theirs else 0.0
@@ -139,8 +179,12 @@ def p95(values: Sequence[float]) -> float:
 def head_to_head(records: Iterable[GameRecord]) -> dict[tuple[str, str], tuple[float, int]]:
     """For every ordered pair (a, b) of bots that met: (how often a outlasted b, ties
     counting 1/2; games they met). ``outlasted[a, b] + outlasted[b, a] == met``."""
+    return _head_to_head(_canonical_games(records))
+
+
+def _head_to_head(games: Iterable[_Played]) -> dict[tuple[str, str], tuple[float, int]]:
     table: dict[tuple[str, str], tuple[float, int]] = {}
-    for record in canonical_records(records):
+    for record in games:
         for seat, bot in enumerate(record.seats):
             for other, opponent in enumerate(record.seats):
                 if other == seat or opponent == bot:
@@ -157,7 +201,7 @@ class _Tally:
     placements: int = 0
     points: float = 0.0
     faults: dict[FaultKind, int] = field(default_factory=lambda: dict.fromkeys(FAULT_KINDS, 0))
-    times: list[float] = field(default_factory=list)
+    times: array[float] = field(default_factory=lambda: array("d"))
     withdrawn: bool = False
 
 
@@ -173,7 +217,7 @@ def compute_standings(
     too); ``remote`` names bots given by address; ``withdrawn`` names bots the league
     withdrew (a bot is also withdrawn when a record marks its seat withdrawn).
     """
-    games = canonical_records(records)
+    games = _canonical_games(records)
     tallies: dict[str, _Tally] = {name: _Tally() for name in bots or ()}
     for record in games:
         for seat, bot in enumerate(record.seats):
@@ -186,11 +230,10 @@ def compute_standings(
             )
             if seat < len(record.withdrawn) and record.withdrawn[seat]:
                 tally.withdrawn = True
-        for fault in record.faults:
-            tallies.setdefault(fault.bot, _Tally()).faults[fault.kind] += 1
-        for action in record.actions:
-            if action.ms is not None:
-                tallies[record.seats[action.seat]].times.append(action.ms)
+        for bot, kind in record.faults:
+            tallies.setdefault(bot, _Tally()).faults[kind] += 1
+        for seat, times in enumerate(record.times):
+            tallies[record.seats[seat]].times.extend(times)
     ratings = rate_games(((record.seats, record.placements) for record in games), bots=tallies)
     rows = [
         StandingsRow(
@@ -214,4 +257,4 @@ def compute_standings(
     ]
     rows.sort(key=lambda row: (-row.points, -row.wins, -round(row.ordinal, 9), row.bot))
     ranked = tuple(replace(row, rank=rank) for rank, row in enumerate(rows, start=1))
-    return Standings(rows=ranked, games=len(games), head_to_head=head_to_head(games))
+    return Standings(rows=ranked, games=len(games), head_to_head=_head_to_head(games))

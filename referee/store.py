@@ -205,7 +205,7 @@ class ResultsStore:
             hint = f"did you mean {', '.join(close)}? " if close else (f"ids look like '{ids[0]}'; " if ids else "")
             raise StoreError(
                 f"no game '{game_id}' in {self.path} ({len(ids)} games): {hint}"
-                f"list them with `referee export {self.path}` or `referee standings {self.path} --format json`"
+                f"list them with `referee replay {self.path}`"
             )
         return GameRecord.from_json(json.loads(row[0]))
 

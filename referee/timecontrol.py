@@ -59,3 +59,17 @@ class SeatClock:
             return False
         self.bank_left_ms = 0
         return True
+
+    def settle_reply(self, elapsed_ms: float, transport_fault: str | None) -> bool:
+        """Charge one decision as the referee judges it (DESIGN.md §5); True for a timeout.
+
+        ``transport_fault`` is what the transport saw: ``"timeout"`` (the gRPC deadline,
+        which included the whole bank, passed) spends the whole bank; ``"crash"`` or
+        ``"malformed"`` is not charged; None (an answer arrived) is :meth:`settle`\ d.
+        """
+        if transport_fault == "timeout":
+            self.bank_left_ms = 0
+            return True
+        if transport_fault is not None:
+            return False
+        return self.settle(elapsed_ms)

@@ -43,8 +43,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "--deal",
         type=Path,
         metavar="FILE",
-        help="a deal file (TOML, or JSON): the first dealer and the deck of chosen rounds; "
-        "export one with  referee replay RESULTS GAME --export-deal FILE",
+        help="a deal file (TOML, or JSON): the first dealer, the deck of chosen rounds and optionally "
+        "the seed (replacing --seed) for every game; export one with  referee replay RESULTS GAME --export-deal FILE",
     )
     parser.add_argument("--move-ms", type=int, default=1000, help="time limit per decision in ms (default 1000)")
     parser.add_argument("--sandbox", choices=("auto", "bwrap", "rlimits", "none"), default="auto")
@@ -74,7 +74,10 @@ def run(args: argparse.Namespace) -> int:
         console.print(f"[yellow]{warning}[/]")
     args.results.parent.mkdir(parents=True, exist_ok=True)
     ResultsStore.remove(args.results)
-    store = ResultsStore.open(args.results, league="play", fingerprint="play", config_text="", resume=False)
+    # the time control is kept with the games, so `referee replay --seat` can show the time each request gave
+    store = ResultsStore.open(
+        args.results, league="play", fingerprint="play", config_text=f"[time]\nmove_ms = {args.move_ms}\n", resume=False
+    )
     spec = LeagueSpec(
         name="play",
         bots=bots,

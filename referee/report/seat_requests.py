@@ -128,12 +128,9 @@ def _request(
 
 
 def _charge(clock: SeatClock, action: ActionRecord, fault: FaultRecord | None) -> None:
-    """Spend the seat's bank as the match did: the clock is settled for an answer that
-    reached the referee (no fault, or an illegal one); a timeout the referee's clock
-    found empties the bank; a gRPC deadline, a crash or a malformed reply leave it."""
+    """Spend the seat's bank as ``referee.match`` did (:meth:`SeatClock.settle_reply`): an
+    answer that reached the referee (no fault, or an illegal one) is settled; a timeout
+    empties the bank; a crash or a malformed reply is not charged."""
     if action.ms is None:
         return
-    if fault is None or fault.kind == "illegal":
-        clock.settle(action.ms)
-    elif fault.kind == "timeout" and not fault.detail.startswith("deadline of"):
-        clock.bank_left_ms = 0
+    clock.settle_reply(action.ms, fault.kind if fault is not None and fault.kind != "illegal" else None)

@@ -70,7 +70,8 @@ def _print_round(console: Console, record: GameRecord, summary: dict[str, Any]) 
             line.append("  ")
         line.append(f"→ P{trick['winner']}", style="bold")
         console.print(line)
-    tricks = " ".join(f"P{s}:{n}" for s, n in enumerate(summary["tricks_won"]) if n or s not in summary["knocked_out"])
+    dealt_in = [seat for seat, hand in enumerate(summary["hands"]) if hand]
+    tricks = " ".join(f"P{seat}:{summary['tricks_won'][seat]}" for seat in dealt_in)
     end = Text(f"  tricks {tricks}")
     if summary["knocked_out"]:
         end.append("; knocked out: " + ", ".join(seat_label(record, s) for s in summary["knocked_out"]), style="bold red")

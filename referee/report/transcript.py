@@ -168,9 +168,9 @@ def _action_text(action: Action, trump: str | None) -> Text:
 def _time_text(request: SentRequest) -> Text:
     if request.time_left_ms is None:
         return Text("not recorded (the results file holds no time control)", style="dim")
-    left = "no limit" if request.time_left_ms == 0 else f"{request.time_left_ms} ms left"
-    bank = f", bank {request.bank_left_ms} ms" if request.bank_left_ms else ""
-    return Text(left + bank)
+    if request.time_left_ms == 0:
+        return Text("no limit")
+    return Text(f"{request.time_left_ms} ms left, bank {request.bank_left_ms or 0} ms")
 
 
 def _answer_text(request: SentRequest, trump: str | None) -> Text:

@@ -40,7 +40,7 @@ def test_both_sample_bots_pass_every_check(short_tmp: Path) -> None:
         assert len(lines) == 12
         assert "plays 20 games against the sample bots without a fault" in lines
         assert "all 12 checks passed" in out
-    assert not processes_matching(str(SAMPLES))
+    assert not processes_matching(str(short_tmp)), "every bot process (its sandbox names our log folder) is gone"
 
 
 def test_off_suit_when_it_could_follow_fails_follow_suit(short_tmp: Path) -> None:

@@ -76,7 +76,21 @@ MALFORMED = {
 }
 
 
-@pytest.mark.parametrize("case", sorted(MALFORMED))
+THROUGH_THE_CLI = ("card twice", "card missing", "bad card name", "too few cards", "bad first_dealer", "first_dealer off the table")
+
+
+@pytest.mark.parametrize("case", sorted(set(MALFORMED) - {"first_dealer off the table"}))
+def test_a_malformed_deal_text_is_one_config_error_naming_it(case: str) -> None:
+    text, named = MALFORMED[case]
+    with pytest.raises(ConfigError) as caught:
+        parse_deal(text, "bad.toml")
+    message = str(caught.value)
+    assert message.startswith("bad.toml: ") and "\n" not in message
+    for part in named:
+        assert part in message, (part, message)
+
+
+@pytest.mark.parametrize("case", THROUGH_THE_CLI)
 def test_a_malformed_deal_file_is_refused_with_one_line_naming_it(case: str, tmp_path: Path) -> None:
     text, named = MALFORMED[case]
     path = tmp_path / "bad.toml"

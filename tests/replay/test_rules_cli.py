@@ -26,7 +26,7 @@ def test_every_variant_key_plays_is_recorded_and_reruns(short_tmp: Path) -> None
     options = [part for key, (text, _) in VARIANTS.items() for part in ("--rule", f"{key}={text}")]
     for key, (text, value) in VARIANTS.items():
         results = short_tmp / f"{key}.sqlite"
-        play(results, "--rule", f"{key}={text}", bots=("heuristic", "random", "random"))
+        play(results, "--rule", f"{key}={text}")
         record = stored(results, "play-1")
         assert record["rules"][key] == value
         assert sum(record["rules"][other] != default for other, default in _defaults().items()) == 1

@@ -1,8 +1,10 @@
 """Writes every request it receives, as the codec's JSON, one line each, to the file
 named by its first argument; answers a card it does not hold on its 3rd request of each
-game (an ``illegal`` fault with evidence), else the lowest legal action."""
+game (an ``illegal`` fault with evidence), sleeps 1.5 s on its 5th (a ``timeout`` that
+empties its time bank), else the lowest legal action."""
 
 import sys
+import time
 
 from referee.botkit import Bot, serve
 from referee.botkit import server
@@ -31,6 +33,8 @@ class Recorder(Bot):
         count = self.asked[view.game_id] = self.asked.get(view.game_id, 0) + 1
         if count == 3:
             return next(card for card in CARDS if card not in view.hand)
+        if count == 5:
+            time.sleep(1.5)
         return next((a.card for a in view.legal if isinstance(a, Play)), None)
 
     def choose_trump(self, view: SeatView) -> Suit | None:

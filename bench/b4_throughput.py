@@ -1,0 +1,76 @@
+"""B4 throughput: ``run_league`` (pool, fixtures run concurrently, every game stored in a
+temporary results file) with 8 instant bots at tables of 4, at concurrency 1, 2, 4 and 8:
+games/s and decisions/s, the ratios 4÷1 and 8÷4, and the fraction of decisions recorded
+as timeouts with ``move_ms`` = 200 while the bots answer at once.
+
+Throughput is taken over the steady state: from the finish of game ``3 × concurrency``
+(by then the pool has started a process per seat in play) to the last game, so the bots'
+start-up (~0.2 s of CPU each) is left out; the timeout fraction counts every decision.
+"""
+
+from __future__ import annotations
+
+import common
+from common import Figure
+
+CONCURRENCY = (1, 2, 4, 8)
+MEASURED_GAMES = 60
+MOVE_MS = 200
+
+
+def league(concurrency: int, games: int, mode: str, seed: int) -> tuple[float, float, int, int]:
+    """(games/s, decisions/s, decisions, timeouts) of one league run."""
+    import trio
+
+    from fixtures import NullReporter, league_spec
+    from referee.league import run_league
+    from referee.schedule import make_fixtures
+    from referee.store import ResultsStore
+
+    names = [f"bot{index}" for index in range(8)]
+    warmup = 3 * concurrency
+    fixtures = make_fixtures(names, 4, deals=1, seed=seed)[: warmup + games]
+    with common.temp_dir("kws-b4-") as tmp:
+        spec = league_spec(names, tmp / "league", mode=mode, concurrency=concurrency, move_ms=MOVE_MS)
+        store = ResultsStore.open(tmp / "league.sqlite", league="bench", fingerprint="bench", config_text="", resume=False)
+        reporter = NullReporter()
+        try:
+            trio.run(run_league, spec, fixtures, store, reporter)
+        finally:
+            store.close()
+    finished = reporter.finished
+    window = finished[-1] - finished[warmup - 1]
+    measured = len(finished) - warmup
+    decisions = sum(reporter.decisions[warmup:])
+    return measured / window, decisions / window, sum(reporter.decisions), reporter.timeouts
+
+
+def main() -> None:
+    args = common.arguments(__doc__.splitlines()[0])
+    games = 12 if args.quick else MEASURED_GAMES
+    games_rate: dict[int, list[float]] = {c: [] for c in CONCURRENCY}
+    decision_rate: dict[int, list[float]] = {c: [] for c in CONCURRENCY}
+    timeouts: list[float] = []
+    for rep in range(args.reps):
+        total = late = 0
+        for concurrency in CONCURRENCY:
+            rate, drate, decisions, timed_out = league(concurrency, games, args.sandbox, seed=rep)
+            games_rate[concurrency].append(rate)
+            decision_rate[concurrency].append(drate)
+            total += decisions
+            late += timed_out
+        timeouts.append(late / total)
+    figures: list[Figure] = []
+    for concurrency in CONCURRENCY:
+        figures.append(Figure(f"games_c{concurrency}", f"concurrency {concurrency}: games/s", "games/s", games_rate[concurrency]))
+        figures.append(Figure(f"decisions_c{concurrency}", f"concurrency {concurrency}: decisions/s", "decisions/s", decision_rate[concurrency]))
+    figures += [
+        Figure("ratio_4_1", "games/s at 4 ÷ at 1", "×", common.ratio_values(games_rate[4], games_rate[1])),
+        Figure("ratio_8_4", "games/s at 8 ÷ at 4", "×", common.ratio_values(games_rate[8], games_rate[4])),
+        Figure("timeouts", f"decisions recorded as timeouts (move_ms = {MOVE_MS})", "", timeouts),
+    ]
+    common.write_json(args.json, "B4 throughput", figures, measured_games=games, move_ms=MOVE_MS, sandbox=args.sandbox)
+
+
+if __name__ == "__main__":
+    main()
