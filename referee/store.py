@@ -28,6 +28,7 @@ from referee.errors import StoreError
 from referee.records import FaultRecord, GameRecord
 
 SCHEMA_VERSION = "1"
+READ_BATCH = 200  # records read from the file at a time by ResultsStore.records()
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -189,11 +190,18 @@ class ResultsStore:
             return {row[0] for row in self._db.execute("SELECT game_id FROM games")}
 
     def records(self) -> Iterator[GameRecord]:
-        """Every stored game, ordered by fixture (then game id)."""
+        """Every stored game, ordered by fixture (then game id). Read in batches of
+        :data:`READ_BATCH`, so a long league's records are never all in memory at once."""
         with self._lock:
-            rows = self._db.execute("SELECT record FROM games ORDER BY fixture, game_id").fetchall()
-        for (blob,) in rows:
-            yield GameRecord.from_json(json.loads(blob))
+            keys = [row[0] for row in self._db.execute("SELECT rowid FROM games ORDER BY fixture, game_id")]
+        for start in range(0, len(keys), READ_BATCH):
+            batch = keys[start : start + READ_BATCH]
+            marks = ",".join("?" * len(batch))
+            with self._lock:
+                blobs = dict(self._db.execute(f"SELECT rowid, record FROM games WHERE rowid IN ({marks})", batch).fetchall())
+            for key in batch:
+                if key in blobs:  # unless removed since the keys were read
+                    yield GameRecord.from_json(json.loads(blobs.pop(key)))
 
     def record(self, game_id: str) -> GameRecord:
         """The game ``game_id``; StoreError naming close ids and how to list them."""

@@ -121,7 +121,7 @@ def test_a_seat_is_sent_one_request_per_decision_and_never_another_seats_hand(fo
     rich = referee("replay", four, "play-1", "--seat", seat)
     assert rich.returncode == 0, rich.stderr
     assert len(re.findall(r"^request \d+/\d+ · decision", rich.stdout, re.MULTILINE)) == len(mine)
-    assert "not recorded" in rich.stdout  # referee play keeps no time control: shown, never invented
+    assert "1000 ms left" in rich.stdout  # referee play keeps its time control with the games
     dealt = {parse_card(name) for summary in record["rounds"] for name in summary["hands"][seat]}
     for line in re.findall(r"^  hand:\s+(.*)$", rich.stdout, re.MULTILINE):
         shown = {parse_card(part[0] + "SHDC"["♠♥♦♣".index(part[1])]) for part in line.split() if part != "(empty)"}
