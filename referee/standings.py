@@ -129,7 +129,7 @@ def canonical_records(records: Iterable[GameRecord]) -> list[GameRecord]:
 @dataclass(frozen=True, slots=True)
 class _Played:
     """What the standings need of one game: its record without decks, rounds and
-    actions (``times[seat]``: the ms of each decision that seat's bot answered)."""
+    actions (``times[i]``: the ms of a decision the bot at seat ``time_seats[i]`` answered)."""
 
     game_id: str
     fixture: int
@@ -138,30 +138,35 @@ class _Played:
     winner: int | None
     withdrawn: tuple[bool, ...]
     faults: tuple[tuple[str, FaultKind], ...]
-    times: tuple[array[float], ...]
+    times: array[float]
+    time_seats: bytes
 
 
-def _played(record: GameRecord) -> _Played:
-    times = tuple(array("d") for _ in record.seats)
-    for action in record.actions:
-        if action.ms is not None:
-            times[action.seat].append(action.ms)
+def _played(record: GameRecord, shared: dict[Any, Any]) -> _Played:
+    """The summary of ``record``; equal names and tuples are stored once, in ``shared``."""
+
+    def one(value: Any) -> Any:
+        return shared.setdefault(value, value)
+
+    answered = [(action.seat, action.ms) for action in record.actions if action.ms is not None]
     return _Played(
         record.game_id,
         record.fixture,
-        tuple(record.seats),
-        tuple(record.placements),
+        one(tuple(one(name) for name in record.seats)),
+        one(tuple(record.placements)),
         record.winner,
-        tuple(record.withdrawn),
-        tuple((fault.bot, fault.kind) for fault in record.faults),
-        times,
+        one(tuple(record.withdrawn)),
+        tuple((one(fault.bot), fault.kind) for fault in record.faults),
+        array("d", (ms for _, ms in answered)),
+        bytes(seat for seat, _ in answered),
     )
 
 
 def _canonical_games(records: Iterable[GameRecord]) -> list[_Played]:
-    """:func:`canonical_records`, keeping only what the standings need of each game: the
-    records may stream from the store and are never all in memory at once."""
-    unique = {record.game_id: _played(record) for record in records}
+    """:func:`canonical_records`, keeping only a small summary of each game (a few hundred
+    bytes): the records may stream from the store and are never all in memory at once."""
+    shared: dict[Any, Any] = {}
+    unique = {record.game_id: _played(record, shared) for record in records}
     return sorted(unique.values(), key=lambda game: (game.fixture, game.game_id))
 
 
@@ -232,8 +237,8 @@ def compute_standings(
                 tally.withdrawn = True
         for bot, kind in record.faults:
             tallies.setdefault(bot, _Tally()).faults[kind] += 1
-        for seat, times in enumerate(record.times):
-            tallies[record.seats[seat]].times.extend(times)
+        for seat, ms in zip(record.time_seats, record.times):
+            tallies[record.seats[seat]].times.append(ms)
     ratings = rate_games(((record.seats, record.placements) for record in games), bots=tallies)
     rows = [
         StandingsRow(

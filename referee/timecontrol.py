@@ -65,7 +65,7 @@ class SeatClock:
 
         ``transport_fault`` is what the transport saw: ``"timeout"`` (the gRPC deadline,
         which included the whole bank, passed) spends the whole bank; ``"crash"`` or
-        ``"malformed"`` is not charged; None (an answer arrived) is :meth:`settle`\ d.
+        ``"malformed"`` is not charged; None (an answer arrived) is charged by :meth:`settle`.
         """
         if transport_fault == "timeout":
             self.bank_left_ms = 0

@@ -101,6 +101,7 @@ class CallThreads:
         job: _Job | None = first
         while job is not None:
             job()
+            job = None  # hold no request or reply while idle
             with self._lock:
                 if self._closed:
                     return

@@ -171,7 +171,7 @@ def _trick_to_proto(trick: Trick) -> pb.Trick:
 
 
 _COMPLETED: dict[int, tuple[Trick, pb.Trick]] = {}
-_COMPLETED_MAX = 4096
+_COMPLETED_MAX = 512
 
 
 def _completed_trick_to_proto(trick: Trick) -> pb.Trick:

@@ -7,6 +7,7 @@ directory, so that directory's path marks every process of this test's bots."""
 from __future__ import annotations
 
 import io
+import json
 import os
 import re
 import shutil
@@ -83,15 +84,12 @@ def write_league(
     staged: Staged,
     *,
     move_ms: int = 300,
-    grace_ms: int = 100,
     startup_ms: int = 10_000,
-    faults: str = "",
-    sandbox: str = "",
     mode: str = "bwrap",
 ) -> League:
     """A league of ``bad`` (a command: ``python`` and a staged script, then its arguments)
-    against the random bot, sandboxed (``mode``) with small limits; ``faults`` and
-    ``sandbox``: more lines for those sections."""
+    against the random bot, sandboxed (``mode``) with small limits, the ``league`` fault
+    preset (3 faults in a game forfeit it), ``grace_ms`` 100."""
     results = tmp / "league.sqlite"
     lines = [
         "[league]",
@@ -103,20 +101,19 @@ def write_league(
         f'results = "{results}"',
         "[time]",
         f"move_ms = {move_ms}",
-        f"grace_ms = {grace_ms}",
+        "grace_ms = 100",
         f"startup_ms = {startup_ms}",
         "[faults]",
-        faults,
+        'preset = "league"',
         "[sandbox]",
         f'mode = "{mode}"',
         LIMITS,
-        sandbox,
         "[[bots]]",
         f'name = "{BAD}"',
-        "command = [" + ", ".join(f'"{part}"' for part in ("python", *map(str, bad))) + "]",
+        f"command = {json.dumps(['python', *map(str, bad)])}",
         "[[bots]]",
         f'name = "{OTHER}"',
-        f'command = ["python", "{staged.random}"]',
+        f"command = {json.dumps(['python', str(staged.random)])}",
     ]
     return League(write_config(tmp / "league.toml", "\n".join(lines) + "\n"), results)
 
