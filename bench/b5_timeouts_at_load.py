@@ -62,9 +62,8 @@ def league(work: str, games: int, mode: str, seed: int, move_ms: int) -> tuple[i
         finally:
             store.close()
     answered = [action for record in records for action in record.actions if action.ms is not None]
-    faults = [fault.kind for record in records for fault in record.faults]
-    if any(kind != "timeout" for kind in faults):
-        print(f"unexpected faults: {sorted(set(faults))}", file=sys.stderr)
+    for fault in (fault for record in records for fault in record.faults if fault.kind != "timeout"):
+        print(f"unexpected fault: {fault.kind} of {fault.bot}: {fault.detail}", file=sys.stderr)
     timeouts = sum(1 for action in answered if action.fault == "timeout")
     return len(answered), timeouts, [action.ms for action in answered if action.ms is not None]
 

@@ -167,7 +167,7 @@ async def _check_situations(lease: Lease, situations: Sequence[Situation], time:
             situation.view, situation.events, situation.decision_number,
             time_left_ms=time.move_ms, bank_left_ms=0, deadline_s=clock.deadline_s,
         )  # fmt: skip
-        timed_out = reply.fault == "timeout" or (reply.fault is None and clock.settle(reply.ms))
+        timed_out = clock.settle_reply(reply.ms, reply.fault)
         if timed_out:
             late.append(f"{situation.key} ({reply.ms:.0f} ms)")
         elif slowest is None or reply.ms > slowest[0]:

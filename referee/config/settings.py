@@ -7,6 +7,7 @@ root).
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Literal
@@ -58,18 +59,7 @@ class SandboxSection:
         the config stays a leaf module)."""
         from referee.sandbox import SandboxSettings
 
-        return SandboxSettings(
-            mode=self.mode,
-            memory_mb=self.memory_mb,
-            pids=self.pids,
-            cpus=self.cpus,
-            cpu_seconds=self.cpu_seconds,
-            open_files=self.open_files,
-            file_size_mb=self.file_size_mb,
-            tmp_mb=self.tmp_mb,
-            output_kb=self.output_kb,
-            ro_paths=self.ro_paths,
-        )
+        return SandboxSettings(**dataclasses.asdict(self))
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ import trio
 
 T = TypeVar("T")
 
-_Job = Callable[[], None]
+_Job = tuple[Callable[[], None], Callable[[], None]]  # (make the call, wake the waiting task)
 
 
 @dataclass(frozen=True)
@@ -61,7 +61,7 @@ class CallThreads:
         done = trio.Event()
         box: list[Finished[T]] = []
 
-        def job() -> None:
+        def work() -> None:
             started = time.monotonic()
             try:
                 value: T | None = call()
@@ -69,12 +69,14 @@ class CallThreads:
             except BaseException as raised:  # handed to the waiting task
                 value, error = None, raised
             box.append(Finished(value, error, started, time.monotonic()))
+
+        def wake() -> None:
             try:
                 token.run_sync_soon(done.set)
             except trio.RunFinishedError:
                 pass
 
-        self._submit(job)
+        self._submit((work, wake))
         await done.wait()
         return box[0]
 
@@ -94,16 +96,18 @@ class CallThreads:
             jobs.put(job)
             return
         jobs = queue.SimpleQueue()
-        thread = threading.Thread(target=self._serve, args=(jobs, job), name=f"grpc-call {self._name}", daemon=True)
-        thread.start()
+        jobs.put(job)
+        threading.Thread(target=self._serve, args=(jobs,), name=f"grpc-call {self._name}", daemon=True).start()
 
-    def _serve(self, jobs: queue.SimpleQueue[_Job | None], first: _Job) -> None:
-        job: _Job | None = first
-        while job is not None:
-            job()
-            job = None  # hold no request or reply while idle
-            with self._lock:
-                if self._closed:
-                    return
-                self._idle.append(jobs)
-            job = jobs.get()
+    def _serve(self, jobs: queue.SimpleQueue[_Job | None]) -> None:
+        while (job := jobs.get()) is not None:
+            work, wake = job
+            work()
+            with self._lock:  # idle again before the task wakes: its next call reuses this thread
+                closed = self._closed
+                if not closed:
+                    self._idle.append(jobs)
+            wake()
+            del job, work, wake  # hold no request or reply while idle
+            if closed:
+                return
