@@ -49,7 +49,11 @@ def parse_bot(text: str, taken: set[str]) -> BotEntry:
                 f"bot {text!r}: not a sample bot ({', '.join(SAMPLE_BOTS)}), an address (host:port, unix:/path) "
                 "or a command whose program file exists"
             )
-        entry = BotEntry(name=name or script.stem, command=command, directory=script.resolve().parent)
+        ro_paths = next(
+            (SAMPLE_RO_PATHS.get(sample, ()) for sample, parts in SAMPLE_BOTS.items() if script.resolve() == SAMPLE_DIR / parts[-1]),
+            (),
+        )
+        entry = BotEntry(name=name or script.stem, command=command, directory=script.resolve().parent, ro_paths=ro_paths)
     unique = entry.name
     number = 2
     while unique in taken:

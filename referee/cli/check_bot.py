@@ -39,6 +39,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     parser.add_argument("--games", type=int, default=20, help="games against the sample bots (default 20)")
     parser.add_argument("--seed", type=int, default=1, help="seed of those games' deals (default 1)")
     parser.add_argument("--sandbox", choices=("auto", "bwrap", "rlimits", "none"), default="auto")
+    parser.add_argument(
+        "--ro-path", action="append", default=[], metavar="PATH", help="a host path the sandboxed bot may read (repeatable)"
+    )
     parser.add_argument("--logs", type=Path, default=Path("results/check-bot"), help="where bot logs go (default results/check-bot)")
     parser.set_defaults(handler=run)
 
@@ -55,9 +58,8 @@ def bot_entry(args: argparse.Namespace) -> BotEntry:
     # the command runs in the bot's own folder: paths given from here are made absolute
     command = [str(Path(part).resolve()) if "/" in part and Path(part).exists() else part for part in command]
     entry = parse_bot(shlex.join(command), set(OPPONENTS))
-    if args.name:
-        entry = BotEntry(args.name, entry.command, entry.address, entry.directory, entry.ro_paths)
-    return entry
+    ro_paths = entry.ro_paths + tuple(str(Path(path).resolve()) for path in args.ro_path)
+    return BotEntry(args.name or entry.name, entry.command, entry.address, entry.directory, ro_paths)
 
 
 def run(args: argparse.Namespace) -> int:
