@@ -60,7 +60,8 @@ class Card(NamedTuple):
     suit: Suit
 
     def __str__(self) -> str:
-        return self.rank.letter + self.suit.letter
+        name = _NAMES.get(self)  # a table: an enum's .value is a slow property lookup
+        return name if name is not None else self.rank.letter + self.suit.letter
 
     def __repr__(self) -> str:
         return f"Card({self})"
@@ -74,6 +75,7 @@ class Card(NamedTuple):
 CARDS: tuple[Card, ...] = tuple(Card(rank, suit) for suit in Suit for rank in Rank)
 """The 52 cards in canonical order: spades 2..A, hearts, diamonds, clubs."""
 
+_NAMES: dict[Card, str] = {card: card.rank.letter + card.suit.letter for card in CARDS}
 _BY_NAME = {str(card): card for card in CARDS}
 _SUIT_BY_LETTER = {suit.letter: suit for suit in Suit}
 

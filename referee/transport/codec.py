@@ -170,21 +170,37 @@ def _trick_to_proto(trick: Trick) -> pb.Trick:
     return msg
 
 
+_SHARED_MAX = 1024  # entries of each identity cache below; emptied when full
+
+
+def _by_identity(cache: dict[int, tuple[Any, Any]], item: Any, build: Any) -> Any:
+    """``build(item)``, made once per object ``item`` and then shared (only ever copied).
+    Keyed by identity: the entry keeps ``item`` alive, so its id cannot be reused."""
+    entry = cache.get(id(item))
+    if entry is not None and entry[0] is item:
+        return entry[1]
+    if len(cache) >= _SHARED_MAX:
+        cache.clear()
+    msg = build(item)
+    cache[id(item)] = (item, msg)
+    return msg
+
+
 _COMPLETED: dict[int, tuple[Trick, pb.Trick]] = {}
-_COMPLETED_MAX = 512
+_EVENTS: dict[int, tuple[Event, pb.Event]] = {}
 
 
 def _completed_trick_to_proto(trick: Trick) -> pb.Trick:
-    """:func:`_trick_to_proto` of a completed trick, built once per Trick object: the
-    engine hands out the same object in every view of the round. Keyed by identity (the
-    entry keeps the object alive, so its id cannot be reused); shared, only ever copied."""
-    entry = _COMPLETED.get(id(trick))
-    if entry is not None and entry[0] is trick:
-        return entry[1]
-    if len(_COMPLETED) >= _COMPLETED_MAX:
-        _COMPLETED.clear()
-    msg = _trick_to_proto(trick)
-    _COMPLETED[id(trick)] = (trick, msg)
+    """:func:`_trick_to_proto` of a completed trick: the engine hands out the same Trick
+    object in every view of the round."""
+    msg: pb.Trick = _by_identity(_COMPLETED, trick, _trick_to_proto)
+    return msg
+
+
+def _shared_event_proto(event: Event) -> pb.Event:
+    """:func:`_event_to_proto`, once per event object: each event goes to every seat, and
+    the engine shares its card-played events between games."""
+    msg: pb.Event = _by_identity(_EVENTS, event, _event_to_proto)
     return msg
 
 
@@ -203,21 +219,21 @@ def _statuses(values: Iterable[int]) -> tuple[SeatStatus, ...]:
         raise ValueError(f"unknown SeatStatus value {error.args[0]}") from None
 
 
-def _view_to_proto(view: SeatView) -> pb.SeatView:
-    msg = pb.SeatView(
-        game_id=view.game_id,
-        seat=view.seat,
-        num_seats=view.num_seats,
-        rules=_rules_proto(view.rules),
-        status=[_STATUS_TO_PB[status] for status in view.status],
-        dealer=view.dealer,
-        round_number=view.round_number,
-        cards_dealt=view.hand_size,
-        hand=[_CARD_PB[card] for card in view.hand],
-        completed_tricks=[_completed_trick_to_proto(trick) for trick in view.completed_tricks],
-        tricks_won=view.tricks_won,
-        dog_life_used=view.dog_life_used,
-    )
+def _fill_view(msg: pb.SeatView, view: SeatView) -> None:
+    """Set the empty ``msg`` from ``view`` (in place: a request's own ``view`` field, so
+    the finished message is not copied into the request again)."""
+    msg.game_id = view.game_id
+    msg.seat = view.seat
+    msg.num_seats = view.num_seats
+    msg.rules.CopyFrom(_rules_proto(view.rules))
+    msg.status.extend([_STATUS_TO_PB[status] for status in view.status])
+    msg.dealer = view.dealer
+    msg.round_number = view.round_number
+    msg.cards_dealt = view.hand_size
+    msg.hand.extend([_CARD_PB[card] for card in view.hand])
+    msg.completed_tricks.extend([_completed_trick_to_proto(trick) for trick in view.completed_tricks])
+    msg.tricks_won.extend(view.tricks_won)
+    msg.dog_life_used = view.dog_life_used
     if view.no_trump:
         msg.trump_state = pb.TRUMP_STATE_NO_TRUMP
     elif view.trump is not None:
@@ -232,7 +248,6 @@ def _view_to_proto(view: SeatView) -> pb.SeatView:
     if view.current_trick is not None:
         msg.current_trick.SetInParent()  # present even when it has no plays yet
         msg.current_trick.CopyFrom(_trick_to_proto(view.current_trick))
-    return msg
 
 
 def _event_to_proto(event: Event) -> pb.Event:
@@ -338,16 +353,18 @@ def view_to_request(
     ``decision`` and ``legal`` actions go to the request's top level. Everything comes from
     ``view`` and ``events``, which hold no other seat's cards (DESIGN.md §3).
     """
-    return pb.DecisionRequest(
+    request = pb.DecisionRequest(
         game_id=view.game_id,
         decision_number=decision_number,
-        view=_view_to_proto(view),
-        events=[_event_to_proto(event) for event in events],
+        events=[_shared_event_proto(event) for event in events],
         time_left_ms=max(0, int(time_left_ms)),
         bank_left_ms=max(0, int(bank_left_ms)),
         decision=_DECISION_TO_PB[view.decision] if view.decision is not None else pb.DECISION_KIND_UNSPECIFIED,
         legal=[_legal_proto(action) for action in view.legal],
     )
+    request.view.SetInParent()
+    _fill_view(request.view, view)
+    return request
 
 
 def request_to_view(req: pb.DecisionRequest) -> tuple[SeatView, list[Event]]:

@@ -142,7 +142,7 @@ def test_missing_game_names_close_ids(tmp_path: Path) -> None:
         with pytest.raises(StoreError) as raised:
             store.record("t01-d1-r9")
     message = str(raised.value)
-    assert "no game 't01-d1-r9'" in message and "t01-d1-r1" in message and "referee export" in message
+    assert "no game 't01-d1-r9'" in message and "t01-d1-r1" in message and "referee replay" in message
 
 
 def test_remove_deletes_wal_companions(tmp_path: Path) -> None:

@@ -106,10 +106,12 @@ def test_changing_a_request_changes_no_later_request() -> None:
     first.view.completed_tricks[0].plays[0].seat = 6
     first.view.turn_up.suit = pb.CLUBS
     first.legal[0].play.rank = pb.THREE
+    if first.events:
+        first.events[0].Clear()
     assert codec.view_to_request(view, events, number, 250, 0).SerializeToString() == expected
 
 
 def test_the_completed_trick_cache_stays_bounded() -> None:
     for view, _, _ in play_games(40):
         codec.view_to_request(view, [], 0, 0, 0)
-        assert len(codec._COMPLETED) <= codec._COMPLETED_MAX
+        assert len(codec._COMPLETED) <= codec._SHARED_MAX and len(codec._EVENTS) <= codec._SHARED_MAX
