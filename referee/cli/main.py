@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from rich.console import Console
 from rich.markup import escape
@@ -12,6 +12,17 @@ from rich.markup import escape
 from referee.errors import RefereeError
 
 COMMANDS = ("run", "play", "standings", "replay", "check_bot", "faults")
+
+
+def positive_int(text: str) -> int:
+    """argparse type: a whole number of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected at least 1, got {value}")
+    return value
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -36,12 +47,35 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         code: int = args.handler(args)
         return code
-    except RefereeError as error:
-        err.print(f"[bold red]error:[/] {escape(str(error))}", soft_wrap=True)
-        return error.exit_code
-    except KeyboardInterrupt:
-        err.print("interrupted")
-        return 130
+    except BaseException as error:
+        leaf = _only_error(error)
+        if isinstance(leaf, RefereeError):
+            err.print(f"[bold red]error:[/] {escape(str(leaf))}", soft_wrap=True)
+            return leaf.exit_code
+        if isinstance(leaf, KeyboardInterrupt):
+            err.print("interrupted")
+            return 130
+        raise
+
+
+def _only_error(error: BaseException) -> BaseException:
+    """The error itself or, when trio wrapped errors in exception groups on their way out
+    of a nursery: Ctrl-C if it is among them, else the first RefereeError if they are all
+    RefereeErrors; else the group as it is."""
+    leaves = list(_leaves(error))
+    if any(isinstance(leaf, KeyboardInterrupt) for leaf in leaves):
+        return next(leaf for leaf in leaves if isinstance(leaf, KeyboardInterrupt))
+    if leaves and all(isinstance(leaf, RefereeError) for leaf in leaves):
+        return leaves[0]
+    return error
+
+
+def _leaves(error: BaseException) -> Iterator[BaseException]:
+    if isinstance(error, BaseExceptionGroup):
+        for inner in error.exceptions:
+            yield from _leaves(inner)
+    else:
+        yield error
 
 
 if __name__ == "__main__":

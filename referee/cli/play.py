@@ -7,6 +7,7 @@ import hashlib
 from pathlib import Path
 
 import trio
+from referee.cli.main import positive_int
 from referee.report.console import make_console
 
 from referee.cli.botspec import SAMPLE_BOTS, parse_bots
@@ -35,7 +36,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "NAME=COMMAND, or the address of a running bot (host:port, unix:/path).",
     )
     parser.add_argument("bots", nargs="+", metavar="BOT")
-    parser.add_argument("--games", type=int, default=1, help="games to play; seats rotate every game (default 1)")
+    parser.add_argument("--games", type=positive_int, default=1, help="games to play; seats rotate every game (default 1)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the deals (default 1)")
     parser.add_argument("--trace", action="store_true", help="print every game trick by trick")
     parser.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE", help="a rule variant (rules.md §2); repeatable")
@@ -46,7 +47,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         help="a deal file (TOML, or JSON): the first dealer, the deck of chosen rounds and optionally "
         "the seed (replacing --seed) for every game; export one with  referee replay RESULTS GAME --export-deal FILE",
     )
-    parser.add_argument("--move-ms", type=int, default=1000, help="time limit per decision in ms (default 1000)")
+    parser.add_argument("--move-ms", type=positive_int, default=1000, help="time limit per decision in ms (default 1000)")
     parser.add_argument("--sandbox", choices=("auto", "bwrap", "rlimits", "none"), default="auto")
     parser.add_argument("--results", type=Path, default=Path("results/play.sqlite"), help="where the games are stored (replaced)")
     parser.set_defaults(handler=run)
@@ -115,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
                 else:
                     console.print(placement_line(record), markup=False)
 
-    with shutdown_guard(console, store):
+    with shutdown_guard(console, store, resumable=False):
         trio.run(play_all)
     if args.games > 1:
         print_standings(console, compute_standings(store.records(), bots=list(names)), title="Standings", rules_line=f"rules: {rules.summary()}")

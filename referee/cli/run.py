@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 import trio
+from referee.cli.main import positive_int
 from referee.report.console import make_console
 
 from referee.cli.setup import league_spec, open_results, shutdown_guard, store_standings
@@ -20,7 +21,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     parser = sub.add_parser("run", help="run a league night from a config file")
     parser.add_argument("config", type=Path, help="tournaments/<night>.toml")
     parser.add_argument("--resume", action="store_true", help="continue a league: skip the games already stored")
-    parser.add_argument("--concurrency", type=int, default=None, help="tables played at once (default: the config's)")
+    parser.add_argument("--concurrency", type=positive_int, default=None, help="tables played at once (default: the config's)")
     parser.add_argument("--no-live", action="store_true", help="plain line-by-line output instead of the live display")
     parser.add_argument("--results", type=Path, default=None, help="results file (default: the config's, or results/<league>.sqlite)")
     parser.set_defaults(handler=run)

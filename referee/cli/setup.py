@@ -4,6 +4,7 @@ the guard that kills every bot process on Ctrl-C, SIGTERM or an error."""
 from __future__ import annotations
 
 import atexit
+import os
 import contextlib
 import dataclasses
 import signal
@@ -69,23 +70,35 @@ def open_results(config: LeagueConfig, override: Path | None, *, resume: bool) -
     )
 
 
+def interrupted(error: BaseException) -> bool:
+    """True for Ctrl-C, also when trio delivers it inside an exception group."""
+    if isinstance(error, BaseExceptionGroup):
+        return error.split(KeyboardInterrupt)[0] is not None
+    return isinstance(error, KeyboardInterrupt)
+
+
 @contextlib.contextmanager
-def shutdown_guard(console: Console, store: ResultsStore | None = None) -> Iterator[None]:
-    """Kill every bot process however the block ends; on Ctrl-C or SIGTERM say what was kept."""
+def shutdown_guard(console: Console, store: ResultsStore | None = None, *, resumable: bool = True) -> Iterator[None]:
+    """Kill every bot process however the block ends; on Ctrl-C or SIGTERM say what was
+    kept and raise a plain KeyboardInterrupt. SIGTERM is turned into SIGINT, which trio
+    delivers at a safe point."""
     atexit.register(sandbox.kill_all)
 
     def on_term(signum: int, frame: FrameType | None) -> None:
-        raise KeyboardInterrupt
+        os.kill(os.getpid(), signal.SIGINT)
 
     previous = signal.signal(signal.SIGTERM, on_term)
     try:
         yield
-    except KeyboardInterrupt:
+    except BaseException as error:
+        if not interrupted(error):
+            raise
         sandbox.kill_all()
         if store is not None:
             kept = len(store.finished_game_ids())
-            console.print(f"[yellow]interrupted:[/] {kept} finished games are stored in {store.path}; continue with --resume")
-        raise
+            hint = "; continue with --resume" if resumable else ""
+            console.print(f"[yellow]interrupted:[/] {kept} finished games are stored in {store.path}{hint}")
+        raise KeyboardInterrupt from None
     finally:
         sandbox.kill_all()
         signal.signal(signal.SIGTERM, previous)

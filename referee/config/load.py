@@ -18,6 +18,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from referee.config.messages import describe, describe_toml
+from referee.config.paths import check_bot_files, check_ro_paths
 from referee.config.schema import BotModel, FileModel, RulesModel
 from referee.config.settings import BotSpec, LeagueConfig, LeagueSettings, SandboxSection, default_bot_dir
 from referee.errors import ConfigError
@@ -84,6 +85,10 @@ def _build(model: FileModel, path: Path, text: str) -> LeagueConfig:
     )
     sandbox = SandboxSection(**{**model.sandbox.model_dump(), "ro_paths": tuple(model.sandbox.ro_paths)})
     bots = tuple(_bot_spec(bot) for bot in model.bots)
+    check_ro_paths(path, "sandbox.ro_paths", sandbox.ro_paths)
+    for index, bot in enumerate(bots):
+        check_bot_files(path, index, bot)
+        check_ro_paths(path, f"bots[{index}].ro_paths", bot.ro_paths)
     written = [bot.model_dump() for bot in model.bots]
     fingerprint = config_fingerprint(league, rules, time, faults, sandbox, written)
     return LeagueConfig(league, rules, time, faults, sandbox, bots, path, text, fingerprint)

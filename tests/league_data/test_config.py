@@ -36,6 +36,15 @@ table_size = 3
 )
 
 
+@pytest.fixture(autouse=True)
+def bots_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run in a folder holding the bots that BOTS names: a config's files must exist."""
+    for name in ("alpha", "beta"):
+        (tmp_path / "bots" / name).mkdir(parents=True)
+        (tmp_path / "bots" / name / "bot.py").write_text("")
+    monkeypatch.chdir(tmp_path)
+
+
 def write(tmp_path: Path, text: str, name: str = "night.toml") -> Path:
     path = tmp_path / name
     path.write_text(text)
@@ -53,9 +62,9 @@ def test_minimal_config_gets_defaults(tmp_path: Path) -> None:
     assert config.faults.preset == "league" and config.faults.max_faults == 3
     assert config.sandbox.mode == "auto" and config.sandbox.memory_mb == 512
     assert config.bot_names == ["alpha", "beta", "gamma"]
-    assert config.bots[0].command == ("python", "bots/alpha/bot.py")  # no such file here: left as written
+    assert config.bots[0].command == ("python", str(tmp_path / "bots" / "alpha" / "bot.py"))  # made absolute
     assert config.bots[0].dir == Path("bots/alpha").absolute()
-    assert config.bots[1].command == ("python", "bots/beta/bot.py", "--fast")
+    assert config.bots[1].command == ("python", str(tmp_path / "bots" / "beta" / "bot.py"), "--fast")
     assert config.bots[1].dir == Path("bots/beta").absolute()
     assert config.bots[2].remote and config.bots[2].command == ()
     assert config.remote_bots == {"gamma"}
@@ -63,8 +72,9 @@ def test_minimal_config_gets_defaults(tmp_path: Path) -> None:
     assert config.text.startswith("\n[league]")
 
 
-def test_demo_config_loads() -> None:
+def test_demo_config_loads(monkeypatch: pytest.MonkeyPatch) -> None:
     demo = Path(__file__).resolve().parents[2] / "tournaments" / "demo.toml"
+    monkeypatch.chdir(demo.parents[1])
     config = load_config(demo)
     assert config.league.name == "demo" and config.league.seed == 2026 and config.league.table_size == 4
     assert config.bot_names == ["heuristic", "heuristic-2", "random", "random-2"]
@@ -75,6 +85,7 @@ def test_demo_config_loads() -> None:
 
 
 def test_every_section_is_read(tmp_path: Path) -> None:
+    (tmp_path / "elsewhere").mkdir()
     text = """
 [league]
 name = "friday"
@@ -98,31 +109,27 @@ max_restarts = 0
 [sandbox]
 mode = "rlimits"
 cpus = 2
-ro_paths = ["/opt/data"]
-""" + BOTS.replace('"bots/alpha/bot.py"]', '"bots/alpha/bot.py"]\ndir = "elsewhere"\nro_paths = ["/x"]')
+ro_paths = ["/usr/share"]
+""" + BOTS.replace('"bots/alpha/bot.py"]', '"bots/alpha/bot.py"]\ndir = "elsewhere"\nro_paths = ["/usr"]')
     config = load_config(write(tmp_path, text))
     assert config.league.results == Path("out/friday.sqlite")
     assert config.league.challengers == ("alpha",)
     assert config.rules == Rules(dog_life="off", allow_no_trump=True, start_hand_size=5)
     assert config.time.move_ms == 250 and config.time.bank_ms == 500 and config.time.unlimited
     assert config.faults.preset == "debug" and config.faults.max_restarts == 0
-    assert config.sandbox.cpus == 2.0 and config.sandbox.ro_paths == ("/opt/data",)
-    assert config.bots[0].dir == Path("elsewhere").absolute() and config.bots[0].ro_paths == ("/x",)
+    assert config.sandbox.cpus == 2.0 and config.sandbox.ro_paths == ("/usr/share",)
+    assert config.bots[0].dir == Path("elsewhere").absolute() and config.bots[0].ro_paths == ("/usr",)
 
 
 def test_command_paths_resolve_from_the_current_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    (tmp_path / "bots" / "alpha").mkdir(parents=True)
-    (tmp_path / "bots" / "alpha" / "bot.py").write_text("")
-    (tmp_path / "bots" / "beta").mkdir()
-    monkeypatch.chdir(tmp_path)
     config = load_config(write(tmp_path, GOOD.replace("command = \"python bots/beta/bot.py --fast\"", 'command = "python bot.py -m x"\ndir = "bots/beta"')))
     alpha, beta, gamma = config.bots
     assert alpha.command == ("python", str(tmp_path / "bots" / "alpha" / "bot.py")) and alpha.dir == tmp_path / "bots" / "alpha"
     assert beta.command == ("python", "bot.py", "-m", "x") and beta.dir == tmp_path / "bots" / "beta"
     assert gamma.dir == Path(".") and gamma.command == ()
     monkeypatch.chdir(tmp_path / "bots")
-    moved = load_config(tmp_path / "night.toml")
-    assert moved.fingerprint == config.fingerprint  # the fingerprint uses the paths as written
+    with pytest.raises(ConfigError, match=r"bots\[0\]\.dir: folder .* not found \(paths are taken from "):
+        load_config(tmp_path / "night.toml")  # run from the wrong folder: said at once, not 24 startup faults
 
 
 def test_strict_preset_forfeits_on_first_fault(tmp_path: Path) -> None:

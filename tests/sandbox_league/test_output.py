@@ -52,7 +52,9 @@ def test_row8_a_1_gib_flood_is_capped_and_counted_and_the_referee_stays_small(sh
     assert_league_intact(records)
     assert_sandboxed(league)
     assert not [fault for record in records for fault in record.faults], "no decision of either bot was disturbed"
-    assert peak_kib < 256 * 1024, f"the referee peaked at {peak_kib // 1024} MiB while the bot printed 1024 MiB"
+    # 1 GiB went through the referee: had it been kept, the peak would be above 1 GiB (wait4 also
+    # counts the processes the referee waited for, so leave room for them on a loaded machine)
+    assert peak_kib < 512 * 1024, f"the referee peaked at {peak_kib // 1024} MiB while the bot printed 1024 MiB"
     [log] = league.logs()
     assert log.stat().st_size < 2 * KEPT + 16 * 1024, "the log holds the kept bytes and little else"
     text = log.read_bytes().decode(errors="replace")
