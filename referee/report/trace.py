@@ -1,5 +1,6 @@
 """A game's trick-by-trick trace from its record, with rich (suit symbols, trump marked,
-the winning card of each trick highlighted, knock-outs and dogs called out)."""
+the winning card of each trick highlighted, knock-outs and dogs called out, cards the
+referee played for a bot marked ``*``, faults under the round they happened in)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from rich.console import Console
 from rich.text import Text
 
 from referee.cards import parse_card, parse_suit
-from referee.records import GameRecord
+from referee.records import FaultRecord, GameRecord
 
 SUIT_STYLE = {"S": "bold", "C": "bold", "H": "bold red", "D": "bold red"}
 
@@ -35,18 +36,27 @@ def print_trace(console: Console, record: GameRecord) -> None:
     """Print the whole game, round by round and trick by trick."""
     console.print(Text(f"Game {record.game_id}", style="bold underline"))
     console.print("seats: " + ", ".join(seat_label(record, s) for s in range(len(record.seats))), highlight=False)
-    for summary in record.rounds:
-        _print_round(console, record, summary)
     for fault in record.faults:
-        where = "before the game" if fault.decision is None else f"decision {fault.decision}"
-        console.print(Text(f"  fault: {fault.bot} (P{fault.seat}) {fault.kind} at {where}: {fault.detail}", style="red"))
+        if fault.decision is None:
+            _print_fault(console, fault, "before the game")
+    first = 0
+    for summary in record.rounds:
+        first = _print_round(console, record, summary, first)
     order = sorted(range(len(record.seats)), key=lambda s: record.placements[s])
     result = ", ".join(f"{record.placements[s]}. {record.seats[s]}" for s in order)
     console.print(Text("result: " + result, style="bold green"))
 
 
-def _print_round(console: Console, record: GameRecord, summary: dict[str, Any]) -> None:
+def _print_fault(console: Console, fault: FaultRecord, where: str) -> None:
+    console.print(Text(f"  fault: {fault.bot} (P{fault.seat}) {fault.kind} {where}: {fault.detail}", style="red"))
+
+
+def _print_round(console: Console, record: GameRecord, summary: dict[str, Any], first: int) -> int:
+    """Print one round; ``first`` is the number of its first decision. Cards the referee
+    played for a bot (a fallback) are marked ``*``; faults follow the round they happened
+    in. Returns the number of the next round's first decision."""
     trump = summary["trump"]
+    decision = first + (1 if summary["trump_chooser"] is not None else 0)
     head = Text(f"Round {summary['round']}", style="bold")
     head.append(f" — dealer {seat_label(record, summary['dealer'])}, {summary['hand_size']} cards, ")
     if summary["turn_up"]:
@@ -67,7 +77,10 @@ def _print_round(console: Console, record: GameRecord, summary: dict[str, Any]) 
             line.append(f"P{seat} ")
             is_winner = card is not None and seat == trick["winner"]
             line.append_text(card_text(card, trump=trump, winner=is_winner))
-            line.append("  ")
+            action = record.actions[decision] if decision < len(record.actions) else None
+            by_referee = action is not None and (action.ms is None or action.fault is not None)
+            line.append("* " if by_referee else "  ", style="bold red")
+            decision += 1
         line.append(f"→ P{trick['winner']}", style="bold")
         console.print(line)
     dealt_in = [seat for seat, hand in enumerate(summary["hands"]) if hand]
@@ -80,3 +93,7 @@ def _print_round(console: Console, record: GameRecord, summary: dict[str, Any]) 
     if summary.get("forfeited"):
         end.append("; forfeited: " + ", ".join(seat_label(record, s) for s in summary["forfeited"]), style="bold magenta")
     console.print(end)
+    for fault in record.faults:
+        if fault.decision is not None and first <= fault.decision < decision:
+            _print_fault(console, fault, f"at decision {fault.decision}")
+    return decision
