@@ -83,7 +83,7 @@ def main() -> None:
     from referee.transport.client import CHANNEL_OPTIONS, BotClient
 
     request = realistic_request()
-    payload = request.SerializeToString()  # type: ignore[attr-defined]
+    payload = request.SerializeToString()
     view, events, _ = realistic_decision()
     with common.temp_dir("kws-b1-") as tmp:
         with instant_bots(4, tmp / "run", args.sandbox) as bots:
@@ -124,10 +124,13 @@ def main() -> None:
             for run in variants.values():
                 run(WARMUP)
             results: dict[str, list[float]] = {key: [] for key in variants}
+            cpu: dict[str, list[float]] = {key: [] for key in variants}  # this process's CPU per call, µs
             try:
                 for _ in range(args.reps):
                     for key, run in variants.items():
+                        spent = time.process_time()
                         results[key].append(run(calls))
+                        cpu[key].append((time.process_time() - spent) / calls * 1e6)
             finally:
                 for conn in sockets:
                     conn.close()
@@ -145,6 +148,9 @@ def main() -> None:
         Figure("raw_rotating", "raw Unix-socket ping-pong, same bytes, rotating over 4", "µs", results["raw_rotating"]),
         Figure("codec_rotating", "sync, request built from the view per call, rotating over 4", "µs", results["codec_rotating"]),
         Figure("client_rotating", "referee BotClient.decide under trio, rotating over 4", "µs", results["client_rotating"]),
+        Figure("grpc_cpu", "client-side CPU per call: sync gRPC, rotating", "µs", cpu["grpc_rotating"]),
+        Figure("raw_cpu", "client-side CPU per call: raw socket, rotating", "µs", cpu["raw_rotating"]),
+        Figure("client_cpu", "client-side CPU per call: BotClient under trio (all threads)", "µs", cpu["client_rotating"]),
         Figure("grpc_over_raw", "gRPC rotating ÷ raw rotating", "×", common.ratio_values(results["grpc_rotating"], results["raw_rotating"])),
         Figure("codec_cost", "request building: sync with codec − sync rotating", "µs", [a - b for a, b in zip(results["codec_rotating"], results["grpc_rotating"], strict=True)]),
         Figure("trio_cost", "trio + call thread: BotClient − sync with codec", "µs", [a - b for a, b in zip(results["client_rotating"], results["codec_rotating"], strict=True)]),

@@ -13,7 +13,7 @@ import time
 import common
 from common import Figure
 
-GAMES = 8
+GAMES = 16
 FLOOR_CALLS = 800
 
 

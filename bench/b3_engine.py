@@ -17,8 +17,8 @@ import time
 import common
 from common import Figure
 
-OURS_GAMES = 200
-SPIEL_GAMES = 500
+OURS_GAMES = 600
+SPIEL_GAMES = 1500
 
 
 def ours(games: int, first_seed: int) -> tuple[float, int]:

@@ -14,7 +14,7 @@ import common
 from common import Figure
 
 CONCURRENCY = (1, 2, 4, 8)
-MEASURED_GAMES = 60
+MEASURED_GAMES = 48
 MOVE_MS = 200
 
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 import subprocess
 import sys
 import time
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import common
@@ -29,7 +31,7 @@ def spawn_to_exit(code: str) -> float:
 LAUNCH_MS: dict[str, list[float]] = {}  # how long launch() itself took, by mode
 
 
-def spawn_to_hello(script: str, mode: str, slot: int, run_dir: object) -> float:
+def spawn_to_hello(script: str, mode: str, slot: int, run_dir: Path) -> float:
     """ms from ``launch`` of ``python script`` to its first answered Hello (BotClient)."""
     import trio
 
@@ -45,7 +47,7 @@ def spawn_to_hello(script: str, mode: str, slot: int, run_dir: object) -> float:
 
     began = time.perf_counter()
     process = launch(
-        ("python", script), name="b5", slot=slot, bot_dir=Path(script).parent, run_dir=run_dir,  # type: ignore[arg-type]
+        ("python", script), name="b5", slot=slot, bot_dir=Path(script).parent, run_dir=run_dir,
         settings=SandboxSettings(mode=mode),  # type: ignore[arg-type]
     )
     if script == str(common.SAMPLE_BOT):
@@ -64,12 +66,13 @@ def main() -> None:
     problem = bwrap_problem()
     modes = ["none", "rlimits"] + (["bwrap"] if problem is None else [])
     sample, instant = str(common.SAMPLE_BOT), str(common.INSTANT_BOT)
-    variants = {
+    variants: dict[str, Callable[[int, Path], float]] = {
         "import_grpc": lambda slot, tmp: spawn_to_exit(IMPORT_GRPC),
         "import_stubs": lambda slot, tmp: spawn_to_exit(IMPORT_STUBS),
         "instant_none": lambda slot, tmp: spawn_to_hello(instant, "none", slot, tmp),
-        **{f"sample_{mode}": (lambda slot, tmp, mode=mode: spawn_to_hello(sample, mode, slot, tmp)) for mode in modes},
     }
+    for mode in modes:
+        variants[f"sample_{mode}"] = partial(spawn_to_hello, sample, mode)
     results: dict[str, list[float]] = {key: [] for key in variants}
     with common.temp_dir("kws-b5s-") as tmp:
         spawn_to_exit(IMPORT_STUBS)  # warm the file cache

@@ -104,7 +104,7 @@ def run_league(games: int, marks: tuple[int, ...], mode: str, tmp: Path) -> tupl
 def main() -> None:
     args = common.arguments(__doc__.splitlines()[0])
     games, marks = (1000, (100, 500, 1000)) if args.quick else (GAMES, MARKS)
-    peaks: dict[str, list[float]] = {str(mark): [] for mark in marks} | {"exit": []}
+    peaks: dict[str, list[float]] = {str(mark): [] for mark in (*marks, "exit")}
     seconds: list[float] = []
     with common.temp_dir("kws-b6-") as tmp:
         for _ in range(args.reps):

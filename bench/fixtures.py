@@ -14,6 +14,7 @@ from pathlib import Path
 
 import common  # noqa: F401  (puts the repository root on sys.path)
 
+from referee._proto.knockout_whist.v1 import bot_pb2 as pb
 from referee.faults import FaultPolicy
 from referee.game import Game
 from referee.league import LeagueSpec
@@ -46,7 +47,7 @@ def realistic_decision() -> tuple[SeatView, list[Event], int]:
     raise AssertionError("unreachable")
 
 
-def realistic_request() -> object:
+def realistic_request() -> pb.DecisionRequest:
     """The ``DecisionRequest`` the referee sends for :func:`realistic_decision`."""
     from referee.transport import codec
 

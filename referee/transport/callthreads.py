@@ -58,8 +58,9 @@ class CallThreads:
         ``Finished.error``. Cancelling the waiting task abandons the call, which ends on
         its own (at its gRPC deadline, or when the channel is closed)."""
         token = trio.lowlevel.current_trio_token()
-        done = trio.Event()
+        task = trio.lowlevel.current_task()
         box: list[Finished[T]] = []
+        abandoned = False
 
         def work() -> None:
             started = time.monotonic()
@@ -70,14 +71,23 @@ class CallThreads:
                 value, error = None, raised
             box.append(Finished(value, error, started, time.monotonic()))
 
+        def resume() -> None:  # in the trio thread
+            if not abandoned:
+                trio.lowlevel.reschedule(task)
+
         def wake() -> None:
             try:
-                token.run_sync_soon(done.set)
+                token.run_sync_soon(resume)
             except trio.RunFinishedError:
                 pass
 
+        def abort(_: object) -> trio.lowlevel.Abort:
+            nonlocal abandoned
+            abandoned = True
+            return trio.lowlevel.Abort.SUCCEEDED
+
         self._submit((work, wake))
-        await done.wait()
+        await trio.lowlevel.wait_task_rescheduled(abort)
         return box[0]
 
     def close(self) -> None:

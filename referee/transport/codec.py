@@ -170,7 +170,7 @@ def _trick_to_proto(trick: Trick) -> pb.Trick:
     return msg
 
 
-_SHARED_MAX = 1024  # entries of each identity cache below; emptied when full
+_SHARED_MAX = 256  # entries of each identity cache below; emptied when full
 
 
 def _by_identity(cache: dict[int, tuple[Any, Any]], item: Any, build: Any) -> Any:
