@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -51,3 +52,29 @@ def short_tmp() -> Iterator[Path]:
     directory = Path(tempfile.mkdtemp(prefix="kw-", dir="/tmp"))
     yield directory
     shutil.rmtree(directory, ignore_errors=True)
+
+
+@pytest.fixture
+def secret() -> Iterator[Path]:
+    """A world-readable file outside every bot's directory: only the sandbox can hide it."""
+    import shutil
+    import tempfile
+
+    directory = Path(tempfile.mkdtemp(prefix="kw-secret-", dir="/tmp"))
+    directory.chmod(0o755)
+    path = directory / "secret.txt"
+    path.write_text("the referee's secret")
+    path.chmod(0o644)
+    yield path
+    shutil.rmtree(directory, ignore_errors=True)
+
+
+@pytest.fixture
+def listener() -> Iterator[socket.socket]:
+    """A TCP listener on 127.0.0.1 that a sandboxed bot must not reach."""
+    server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    server.bind(("127.0.0.1", 0))
+    server.listen(8)
+    server.setblocking(False)
+    yield server
+    server.close()

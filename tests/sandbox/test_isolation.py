@@ -4,10 +4,7 @@ processes (sandbox.md table rows 11 and 12)."""
 from __future__ import annotations
 
 import json
-import shutil
 import socket
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -15,28 +12,6 @@ import pytest
 from tests.sandbox.helpers import Launcher, log_text, wait_exit
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.timeout(60)]
-
-
-@pytest.fixture
-def secret() -> Iterator[Path]:
-    """A world-readable file outside the bot's directory: only the sandbox can hide it."""
-    directory = Path(tempfile.mkdtemp(prefix="kws-secret-", dir="/tmp"))
-    directory.chmod(0o755)
-    path = directory / "secret.txt"
-    path.write_text("the referee's secret")
-    path.chmod(0o644)
-    yield path
-    shutil.rmtree(directory, ignore_errors=True)
-
-
-@pytest.fixture
-def listener() -> Iterator[socket.socket]:
-    server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    server.bind(("127.0.0.1", 0))
-    server.listen(8)
-    server.setblocking(False)
-    yield server
-    server.close()
 
 
 def _report(start: Launcher, mode: str, secret: Path, listener: socket.socket) -> dict[str, object]:

@@ -8,10 +8,7 @@ whose detail the test reads."""
 from __future__ import annotations
 
 import json
-import shutil
 import socket
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -30,28 +27,6 @@ from tests.sandbox_league.helpers import (
 )
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.timeout(120)]
-
-
-@pytest.fixture
-def secret() -> Iterator[Path]:
-    """A world-readable file outside any bot's directory: only the sandbox can hide it."""
-    directory = Path(tempfile.mkdtemp(prefix="kwsl-secret-", dir="/tmp"))
-    directory.chmod(0o755)
-    path = directory / "secret.txt"
-    path.write_text("the referee's secret\n")
-    path.chmod(0o644)
-    yield path
-    shutil.rmtree(directory, ignore_errors=True)
-
-
-@pytest.fixture
-def listener() -> Iterator[socket.socket]:
-    server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    server.bind(("127.0.0.1", 0))
-    server.listen(8)
-    server.setblocking(False)
-    yield server
-    server.close()
 
 
 def snoop_reports(league: League) -> list[dict[str, Any]]:
