@@ -380,12 +380,7 @@ class Game:
             card.suit == self._trump and best.suit != self._trump
         ):
             self._best_card, self._best_seat = card, seat
-        self._legal = None
-        self._position += 1
-        if self._position < len(self._order):
-            self.to_act = self._order[self._position]
-        else:
-            self._complete_trick()
+        self._next_turn()
 
     def _pass(self, seat: int) -> None:
         if self._round_status[seat] is not _DOG:
@@ -398,14 +393,18 @@ class Game:
             raise IllegalAction(f"seat {seat} (dog) may not pass on the last trick of the round (rules.md R18)")
         self._plays.append(_TRICK_PLAYS[seat][None])
         self.events.append(_PASSES[seat])
+        self._next_turn()
+
+    # --- flow ----------------------------------------------------------------------
+
+    def _next_turn(self) -> None:
+        """After a card or a pass: the next seat in the trick acts, or the trick is complete."""
         self._legal = None
         self._position += 1
         if self._position < len(self._order):
             self.to_act = self._order[self._position]
         else:
             self._complete_trick()
-
-    # --- flow ----------------------------------------------------------------------
 
     def _complete_trick(self) -> None:
         """Every seat holding cards has acted: the trick is won (R13), then the next one or the round's end."""

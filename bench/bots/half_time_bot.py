@@ -10,12 +10,8 @@ Run: ``KWHIST_LISTEN=unix:/tmp/half.sock python bench/bots/half_time_bot.py --sp
 
 from __future__ import annotations
 
-import os
-import signal
 import sys
-import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import grpc
@@ -25,6 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the referee's ge
 import referee  # noqa: E402
 from referee._proto.knockout_whist.v1 import bot_pb2 as pb  # noqa: E402
 from referee._proto.knockout_whist.v1 import bot_pb2_grpc as pb_grpc  # noqa: E402
+from raw_server import serve  # noqa: E402  (beside this file)
 
 SPIN = "--sleep" not in sys.argv
 
@@ -48,20 +45,7 @@ class HalfTimeBot(pb_grpc.KnockoutWhistBotServicer):
 
 
 def main() -> None:
-    address = os.environ.get("KWHIST_LISTEN", "")
-    if not address:
-        raise SystemExit("half_time_bot: set KWHIST_LISTEN=unix:/path/bot.sock")
-    server = grpc.server(ThreadPoolExecutor(max_workers=4))
-    pb_grpc.add_KnockoutWhistBotServicer_to_server(HalfTimeBot(), server)
-    if server.add_insecure_port(address) == 0:
-        raise SystemExit(f"half_time_bot: cannot listen on {address}")
-    server.start()
-    stop = threading.Event()
-    for signum in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(signum, lambda *_: stop.set())
-    while not stop.wait(1.0):
-        pass
-    server.stop(grace=0.2).wait()
+    serve(HalfTimeBot(), "half_time_bot")
 
 
 if __name__ == "__main__":

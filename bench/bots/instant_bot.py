@@ -10,11 +10,7 @@ Run: ``KWHIST_LISTEN=unix:/tmp/instant.sock python bench/bots/instant_bot.py``.
 
 from __future__ import annotations
 
-import os
-import signal
 import sys
-import threading
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import grpc
@@ -24,6 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the referee's ge
 import referee  # noqa: E402
 from referee._proto.knockout_whist.v1 import bot_pb2 as pb  # noqa: E402
 from referee._proto.knockout_whist.v1 import bot_pb2_grpc as pb_grpc  # noqa: E402
+from raw_server import serve  # noqa: E402  (beside this file)
 
 
 class InstantBot(pb_grpc.KnockoutWhistBotServicer):
@@ -39,20 +36,7 @@ class InstantBot(pb_grpc.KnockoutWhistBotServicer):
 
 
 def main() -> None:
-    address = os.environ.get("KWHIST_LISTEN") or (sys.argv[1] if len(sys.argv) > 1 else "")
-    if not address:
-        raise SystemExit("instant_bot: set KWHIST_LISTEN=unix:/path/bot.sock")
-    server = grpc.server(ThreadPoolExecutor(max_workers=4))
-    pb_grpc.add_KnockoutWhistBotServicer_to_server(InstantBot(), server)
-    if server.add_insecure_port(address) == 0:
-        raise SystemExit(f"instant_bot: cannot listen on {address}")
-    server.start()
-    stop = threading.Event()
-    for signum in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(signum, lambda *_: stop.set())
-    while not stop.wait(1.0):
-        pass
-    server.stop(grace=0.2).wait()
+    serve(InstantBot(), "instant_bot")
 
 
 if __name__ == "__main__":
