@@ -2,11 +2,12 @@
 Python bot over a Unix socket (sync, blocking stub), to one bot and rotating over 4 bot
 processes, next to a raw Unix-socket ping-pong of the same bytes.
 
-Also, for diagnosis, rotating over the same 4 bots: the sync call with the request built
-from the view for each call (``codec.view_to_request``), and the referee's own client
-(``BotClient.decide`` under trio: the request built, the blocking call made on the
-client's thread, the waiting task woken). Figures: µs per round trip (mean over the
-calls of a repetition).
+Also, for diagnosis, rotating over the same 4 bots: the referee's own call as a game
+makes it (``BotClient.decide_blocking`` on the calling thread: the request built from the
+view, the blocking call, the reply decoded and classified), and the same awaited from
+trio (``BotClient.decide``: handed to a call thread and the waiting task woken, the path
+every decision took before games ran on their own threads). Figures: µs per round trip
+(mean over the calls of a repetition).
 """
 
 from __future__ import annotations
@@ -33,14 +34,12 @@ def _sync_variant(stubs: list, request: object, calls: int, timeout_s: float) ->
     return (time.perf_counter() - began) / calls * 1e6
 
 
-def _codec_variant(stubs: list, view: object, events: list, calls: int, timeout_s: float) -> float:
-    from referee.transport import codec
-
-    count = len(stubs)
+def _blocking_variant(clients: list, view: object, events: list, calls: int) -> float:
+    count = len(clients)
     began = time.perf_counter()
     for index in range(calls):
-        request = codec.view_to_request(view, events, 9, 1000, 0)  # type: ignore[arg-type]
-        stubs[index % count].Decide(request, timeout=timeout_s)
+        reply = clients[index % count].decide_blocking(view, events, 9, 1000, 0, 1.1)
+        assert reply.fault is None, reply.detail
     return (time.perf_counter() - began) / calls * 1e6
 
 
@@ -118,7 +117,7 @@ def main() -> None:
                 "grpc_rotating": lambda n: _sync_variant(stubs, request, n, 1.1),
                 "raw_single": lambda n: _raw_variant(sockets[:1], framed, reply_size, n),
                 "raw_rotating": lambda n: _raw_variant(sockets, framed, reply_size, n),
-                "codec_rotating": lambda n: _codec_variant(stubs, view, events, n, 1.1),
+                "blocking_rotating": lambda n: _blocking_variant(clients, view, events, n),
                 "client_rotating": lambda n: _trio_variant(clients, view, events, n),
             }
             for run in variants.values():
@@ -146,15 +145,16 @@ def main() -> None:
         Figure("grpc_rotating", "gRPC unary Decide, sync, rotating over 4 bots (the floor)", "µs", results["grpc_rotating"]),
         Figure("raw_single", "raw Unix-socket ping-pong, same bytes, 1 server", "µs", results["raw_single"]),
         Figure("raw_rotating", "raw Unix-socket ping-pong, same bytes, rotating over 4", "µs", results["raw_rotating"]),
-        Figure("codec_rotating", "sync, request built from the view per call, rotating over 4", "µs", results["codec_rotating"]),
-        Figure("client_rotating", "referee BotClient.decide under trio, rotating over 4", "µs", results["client_rotating"]),
+        Figure("blocking_rotating", "referee BotClient.decide_blocking (a game's call), rotating over 4", "µs", results["blocking_rotating"]),
+        Figure("client_rotating", "BotClient.decide awaited in trio (via a call thread), rotating over 4", "µs", results["client_rotating"]),
         Figure("grpc_cpu", "client-side CPU per call: sync gRPC, rotating", "µs", cpu["grpc_rotating"]),
         Figure("raw_cpu", "client-side CPU per call: raw socket, rotating", "µs", cpu["raw_rotating"]),
-        Figure("client_cpu", "client-side CPU per call: BotClient under trio (all threads)", "µs", cpu["client_rotating"]),
+        Figure("blocking_cpu", "client-side CPU per call: BotClient.decide_blocking", "µs", cpu["blocking_rotating"]),
+        Figure("client_cpu", "client-side CPU per call: BotClient.decide in trio (all threads)", "µs", cpu["client_rotating"]),
         Figure("grpc_over_raw", "gRPC rotating ÷ raw rotating", "×", common.ratio_values(results["grpc_rotating"], results["raw_rotating"])),
-        Figure("codec_cost", "request building: sync with codec − sync rotating", "µs", [a - b for a, b in zip(results["codec_rotating"], results["grpc_rotating"], strict=True)]),
-        Figure("trio_cost", "trio + call thread: BotClient − sync with codec", "µs", [a - b for a, b in zip(results["client_rotating"], results["codec_rotating"], strict=True)]),
-        Figure("client_over_grpc", "BotClient rotating ÷ sync gRPC rotating", "×", common.ratio_values(results["client_rotating"], results["grpc_rotating"])),
+        Figure("client_work", "request, decoding, Reply: decide_blocking − sync rotating", "µs", [a - b for a, b in zip(results["blocking_rotating"], results["grpc_rotating"], strict=True)]),
+        Figure("trio_cost", "trio + call thread: decide in trio − decide_blocking", "µs", [a - b for a, b in zip(results["client_rotating"], results["blocking_rotating"], strict=True)]),
+        Figure("blocking_over_grpc", "decide_blocking ÷ sync gRPC rotating", "×", common.ratio_values(results["blocking_rotating"], results["grpc_rotating"])),
     ]
     common.write_json(
         args.json, "B1 floor", figures,

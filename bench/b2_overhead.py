@@ -2,13 +2,17 @@
 BotClient, GameOver, the game record) playing one game at a time against 4 instant bots,
 in µs of wall time per decision, divided by the floor measured in the same repetition
 (B1's sync unary ``Decide`` rotating over 4 processes of the same bot). Also the
-referee's own CPU per decision: the trio thread's CPU time, and the whole process's
-(which adds gRPC's own threads).
+referee's own CPU per decision: the game's thread outside its gRPC calls (engine, match,
+request, judging) plus the trio thread (pool, fixtures, GameOver, records), next to the
+CPU spent inside the gRPC calls and the whole process's.
 """
 
 from __future__ import annotations
 
+import threading
 import time
+from collections.abc import Callable
+from typing import Any
 
 import common
 from common import Figure
@@ -26,6 +30,8 @@ def main() -> None:
     import trio
 
     from fixtures import instant_bots, league_spec, realistic_request
+    import referee.league
+    import referee.transport.client
     from referee.league import play_fixture
     from referee.pool import BotPool
     from referee.schedule import make_fixtures
@@ -33,12 +39,43 @@ def main() -> None:
     from referee._proto.knockout_whist.v1 import bot_pb2_grpc as pb_grpc
     from referee.transport.client import CHANNEL_OPTIONS
 
+    game_cpu = [0.0]  # the games' threads, whole
+    call_cpu = [0.0]  # the games' threads inside the Decide calls
+
+    def timed_game(play_match: Callable[..., Any]) -> Callable[..., Any]:
+        def play(*args: Any, **kwargs: Any) -> Any:
+            began = time.thread_time()
+            try:
+                return play_match(*args, **kwargs)
+            finally:
+                game_cpu[0] += time.thread_time() - began
+        return play
+
+    class TimedStub(pb_grpc.KnockoutWhistBotStub):  # type: ignore[misc]
+        def __init__(self, channel: grpc.Channel) -> None:
+            super().__init__(channel)
+            decide = self.Decide
+
+            def timed_decide(*args: Any, **kwargs: Any) -> Any:
+                began = time.thread_time()
+                try:
+                    return decide(*args, **kwargs)
+                finally:
+                    if threading.current_thread() is not threading.main_thread():
+                        call_cpu[0] += time.thread_time() - began
+
+            self.Decide = timed_decide
+
+    referee.league.play_match = timed_game(referee.league.play_match)  # type: ignore[assignment]
+    referee.transport.client.pb_grpc.KnockoutWhistBotStub = TimedStub  # type: ignore[misc]
+
     names = ["a", "b", "c", "d"]
     fixtures = make_fixtures(names, 4, deals=100, seed=7)
     request = realistic_request()
     per_decision: list[float] = []
     floor: list[float] = []
     thread_cpu: list[float] = []
+    inside_calls: list[float] = []
     process_cpu: list[float] = []
     decisions_per_game: list[float] = []
     with common.temp_dir("kws-b2-") as tmp:
@@ -63,6 +100,7 @@ def main() -> None:
                     for _ in range(args.reps):
                         floor.append(measure_floor(floor_calls))
                         decisions = 0
+                        game_cpu[0] = call_cpu[0] = 0.0
                         wall, thread, process = time.perf_counter(), time.thread_time(), time.process_time()
                         for _ in range(games):
                             record = await play_fixture(spec, pool, next(upcoming))
@@ -72,7 +110,9 @@ def main() -> None:
                         thread = time.thread_time() - thread
                         process = time.process_time() - process
                         per_decision.append(wall / decisions * 1e6)
-                        thread_cpu.append(thread / decisions * 1e6)
+                        own = thread + game_cpu[0] - call_cpu[0]  # trio thread + games' threads outside the calls
+                        thread_cpu.append(own / decisions * 1e6)
+                        inside_calls.append(call_cpu[0] / decisions * 1e6)
                         process_cpu.append(process / decisions * 1e6)
                         decisions_per_game.append(decisions / games)
 
@@ -85,7 +125,8 @@ def main() -> None:
         Figure("referee_us", "referee, one game at a time, wall per decision", "µs", per_decision),
         Figure("floor_us", "floor: sync unary Decide rotating over 4 (same run)", "µs", floor),
         Figure("overhead", "referee ÷ rotating floor", "×", common.ratio_values(per_decision, floor)),
-        Figure("thread_cpu_us", "referee CPU per decision, trio thread", "µs", thread_cpu),
+        Figure("thread_cpu_us", "referee's own CPU per decision (game thread outside its calls + trio thread)", "µs", thread_cpu),
+        Figure("call_cpu_us", "CPU per decision inside the gRPC Decide call (game thread)", "µs", inside_calls),
         Figure("process_cpu_us", "referee CPU per decision, whole process (with gRPC threads)", "µs", process_cpu),
         Figure("decisions_per_game", "decisions per game", "", decisions_per_game),
     ]

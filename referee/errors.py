@@ -35,3 +35,8 @@ class SandboxError(RefereeError):
 
 class StoreError(RefereeError):
     """The results store is missing, unreadable, or belongs to another config."""
+
+
+class MatchStopped(RefereeError):
+    """A game in progress was abandoned because the league was interrupted (Ctrl-C); it is
+    not stored, and the next run plays it again (DESIGN.md §7)."""

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Protocol
 
@@ -17,7 +18,8 @@ from referee.cards import Card
 from referee.faults import FaultPolicy
 from referee.game import Game
 from referee.gamelog import build_record
-from referee.match import Player, play_match
+from referee.gamethread import Stopped, run_game_thread
+from referee.match import MatchResult, Player, play_match
 from referee.pool import BotEntry, BotPool, Lease, StartFailure
 from referee.records import FaultRecord, GameRecord
 from referee.rules import Rules
@@ -108,9 +110,13 @@ async def play_fixture(
     game = Game(len(fixture.seats), spec.rules, fixture.seed, game_id=fixture.game_id, first_dealer=fixture.first_dealer, decks=decks)
     crashed_seats: set[int] = set(range(len(leases)))  # if the game is cancelled, start afresh
     trace = TraceLog.for_game(spec.run_dir, fixture.game_id, fixture.seats) if spec.faults.trace else None
+    def play(stopped: Stopped) -> MatchResult:
+        return play_match(game, players, spec.time, spec.faults, startup_faults=startup_faults, trace=trace, stopped=stopped)
+
     try:
-        result = await play_match(game, players, spec.time, spec.faults, startup_faults=startup_faults, trace=trace)
+        result = await run_game_thread(play, on_stop=partial(_hang_up, leases), name=f"game {fixture.game_id}")
         crashed_seats = result.crashed
+        await announce_result(game, leases)
     finally:
         if trace is not None:
             trace.close()
@@ -131,3 +137,22 @@ async def play_fixture(
         withdrawn=withdrawn,
         forfeits=result.forfeits,
     )
+
+
+def _hang_up(leases: Sequence[Lease | None]) -> None:
+    """Close the game's connections (the league is interrupted): a call in flight ends at
+    once instead of at its deadline (none under the debug preset)."""
+    for lease in leases:
+        if lease is not None:
+            lease.client.close()
+
+
+async def announce_result(game: Game, leases: Sequence[Lease | None]) -> None:
+    """Send GameOver to every live bot of a finished game at once; a bot may ignore it."""
+    outcome = game.outcome
+    if outcome is None:
+        return
+    async with trio.open_nursery() as nursery:
+        for seat, lease in enumerate(leases):
+            if lease is not None:
+                nursery.start_soon(lease.game_over, game.game_id, seat, outcome.placements, outcome.winner)

@@ -1,5 +1,10 @@
-"""One game under trio: ask each seat's bot, enforce the time control, turn bot faults
-into records and fallback moves (DESIGN.md §5).
+"""One game: ask each seat's bot, enforce the time control, turn bot faults into records
+and fallback moves (DESIGN.md §5).
+
+The match loop is synchronous and runs on one worker thread per game
+(:mod:`referee.gamethread`): each decision is a blocking call made on that thread, so a
+decision crosses no thread and wakes no event loop (``make bench``, B2). Trio schedules
+whole games, the pool and the store around it.
 
 The order of checks for a decision: the transport's own verdict (crash, malformed, a gRPC
 deadline), then the referee's clock (timeout, before legality), then legality.
@@ -7,12 +12,12 @@ deadline), then the referee's clock (timeout, before legality), then legality.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
+from time import monotonic, sleep
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-import trio
-
+from referee.errors import MatchStopped
 from referee.faults import FaultPolicy
 from referee.game import Game
 from referee.records import ActionRecord, FaultKind, FaultRecord
@@ -26,7 +31,7 @@ class Player(Protocol):
 
     name: str
 
-    async def decide(
+    def decide(
         self,
         view: SeatView,
         events: Sequence[Event],
@@ -34,9 +39,9 @@ class Player(Protocol):
         time_left_ms: int,
         bank_left_ms: int,
         deadline_s: float | None,
-    ) -> Reply: ...
-
-    async def game_over(self, game_id: str, seat: int, placements: Sequence[int], winner: int | None) -> None: ...
+    ) -> Reply:
+        """Ask the bot, blocking up to ``deadline_s`` seconds; never raises for a bot's fault."""
+        ...
 
     def exit_detail(self) -> str | None:
         """Why the bot's process ended, or None while it runs (or for a remote bot)."""
@@ -65,7 +70,7 @@ class MatchResult:
     forfeits: list[tuple[int, int]] = field(default_factory=list)  # (decision number, seat): forfeited before that decision
 
 
-async def play_match(
+def play_match(
     game: Game,
     players: Sequence[Player | None],
     time: TimeControl,
@@ -73,13 +78,17 @@ async def play_match(
     *,
     startup_faults: Sequence[FaultRecord] = (),
     trace: Trace | None = None,
-    on_decision: Callable[[], Awaitable[None]] | None = None,
+    stopped: Callable[[], bool] | None = None,
 ) -> MatchResult:
-    """Play ``game`` to its end. ``players[seat]`` None: the referee plays the fallback for
+    """Play ``game`` to its end, blocking: each decision waits for its bot up to the
+    time control's deadline. ``players[seat]`` None: the referee plays the fallback for
     that seat (a bot that failed to start or is withdrawn). Faults already recorded before
-    the game (``startup_faults``) count towards ``policy.forfeit_after``.
+    the game (``startup_faults``) count towards ``policy.forfeit_after``. The bots are
+    not told the result (the caller sends GameOver: :func:`referee.league.announce_result`).
 
-    Never raises for a bot's misbehaviour; raises only on the referee's own bugs.
+    ``stopped`` is asked before each decision; when it returns True the game is abandoned
+    and :class:`~referee.errors.MatchStopped` raised (the league was interrupted).
+    Never raises for a bot's misbehaviour; otherwise raises only on the referee's own bugs.
     """
     result = MatchResult(faults=list(startup_faults))
     seats = [SeatState(time.clock()) for _ in players]
@@ -95,6 +104,8 @@ async def play_match(
             seats[seat].forfeited_round = game.round_number
     decision = 0
     while not game.over:
+        if stopped is not None and stopped():
+            raise MatchStopped(f"game {game.game_id} abandoned after {decision} decisions")
         to_act = game.to_act
         assert to_act is not None
         seat = to_act
@@ -113,7 +124,7 @@ async def play_match(
         else:
             events = game.events[state.events_sent :]
             state.events_sent = len(game.events)
-            reply = await player.decide(
+            reply = player.decide(
                 view,
                 events,
                 decision,
@@ -128,7 +139,7 @@ async def play_match(
                 if kind == "crash":
                     state.crashed = True
                     result.crashed.add(seat)
-                    exit_detail = await _exit_detail(player)
+                    exit_detail = _exit_detail(player)
                     if exit_detail:
                         detail = f"{detail}; {exit_detail}"
                         answer = f"{answer}; {exit_detail}"
@@ -148,9 +159,6 @@ async def play_match(
             trace(seat, view, reply, action)
         game.apply(seat, action)
         decision += 1
-        if on_decision is not None:
-            await on_decision()
-    await _announce_result(game, players)
     return result
 
 
@@ -170,22 +178,11 @@ def _judge(view: SeatView, reply: Reply, clock: SeatClock, time: TimeControl) ->
     return action, None
 
 
-async def _exit_detail(player: Player, wait_s: float = 1.0) -> str | None:
+def _exit_detail(player: Player, wait_s: float = 1.0, poll_s: float = 0.02) -> str | None:
     """How the bot's process ended; a crash is often seen (connection lost) just before
-    the process is reaped, so wait up to ``wait_s`` seconds for the exit code or signal."""
-    with trio.move_on_after(wait_s):
-        while (detail := player.exit_detail()) is None:
-            await trio.sleep(0.02)
-        return detail
-    return None
-
-
-async def _announce_result(game: Game, players: Sequence[Player | None]) -> None:
-    """Send GameOver to every live bot at once; a bot may ignore it."""
-    outcome = game.outcome
-    if outcome is None:
-        return
-    async with trio.open_nursery() as nursery:
-        for seat, player in enumerate(players):
-            if player is not None:
-                nursery.start_soon(player.game_over, game.game_id, seat, outcome.placements, outcome.winner)
+    the process is reaped, so wait up to ``wait_s`` seconds (polling every ``poll_s``)
+    for the exit code or signal."""
+    give_up = monotonic() + wait_s
+    while (detail := player.exit_detail()) is None and monotonic() < give_up:
+        sleep(poll_s)
+    return detail

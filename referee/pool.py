@@ -58,7 +58,7 @@ class Lease:
         it answers the next request (sandbox.md rows 2-3)."""
         return self.unanswered >= STUCK_AFTER
 
-    async def decide(
+    def decide(
         self,
         view: SeatView,
         events: Sequence[Event],
@@ -67,11 +67,13 @@ class Lease:
         bank_left_ms: int,
         deadline_s: float | None,
     ) -> Reply:
-        reply = await self.client.decide(view, events, decision_number, time_left_ms, bank_left_ms, deadline_s)
+        """The match's blocking call (on the game's thread, ``referee.gamethread``)."""
+        reply = self.client.decide_blocking(view, events, decision_number, time_left_ms, bank_left_ms, deadline_s)
         self.unanswered = self.unanswered + 1 if reply.fault == "timeout" else 0
         return reply
 
     async def game_over(self, game_id: str, seat: int, placements: Sequence[int], winner: int | None) -> None:
+        """Tell a live bot the game's result (in trio, after the game's thread ended)."""
         if self.exit_detail() is None and not self.stuck:
             await self.client.game_over(game_id, seat, placements, winner, timeout_s=1.0)
 

@@ -163,7 +163,7 @@ async def _check_situations(lease: Lease, situations: Sequence[Situation], time:
             report(CheckResult(situation.key, situation.title, "skip", f"not asked: the bot crashed at {crashed_at!r}"))
             continue
         clock = time.clock()
-        reply = await lease.decide(
+        reply = await lease.client.decide(
             situation.view, situation.events, situation.decision_number,
             time_left_ms=time.move_ms, bank_left_ms=0, deadline_s=clock.deadline_s,
         )  # fmt: skip

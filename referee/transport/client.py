@@ -1,10 +1,12 @@
-"""The referee's gRPC client for one bot connection, under trio (DESIGN.md §4, §5).
+"""The referee's gRPC client for one bot connection (DESIGN.md §4, §5).
 
-Each RPC is a blocking stub call made on one of the client's own reusable threads
-(:mod:`referee.transport.callthreads`) and completed into trio: no thread is started per
-call (grpc's future API started one per call of a sequential game). The time of a
-decision is read on that thread just before and after the call. Cancelling the waiting
-trio task abandons the RPC: it ends at its deadline, or when the client is closed.
+Each RPC is a blocking stub call. A game's decisions (``decide_blocking``) are made on
+the thread that runs the game's match loop (``referee.gamethread``): no thread is
+crossed per decision. Elsewhere (Hello, GameOver, check-bot) the same blocking call runs
+on one of the client's own reusable threads (:mod:`referee.transport.callthreads`) and
+is awaited in trio: no thread is started per call. The time of a decision is read on
+the calling thread just before and after the call. Cancelling a waiting trio task
+abandons its RPC: it ends at its deadline, or when the client is closed.
 
 Faults of one decision are classified, not raised (:class:`Reply`); legality is left
 to the match. The handshake raises :class:`~referee.transport.errors.HelloError`.
@@ -13,6 +15,7 @@ to the match. The handshake raises :class:`~referee.transport.errors.HelloError`
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Sequence
 from functools import partial
 from typing import Any
@@ -132,6 +135,48 @@ class BotClient:
             )
         return HelloInfo(name=reply.name, author=reply.author, major=reply.protocol_major, minor=reply.protocol_minor)
 
+    def decide_blocking(
+        self,
+        view: SeatView,
+        events: Sequence[Event],
+        decision_number: int,
+        time_left_ms: int,
+        bank_left_ms: int,
+        deadline_s: float | None,
+    ) -> Reply:
+        """Ask the bot for ``view``'s decision (DESIGN.md §4) and classify the outcome (§5),
+        blocking the calling thread for up to ``deadline_s`` seconds (the match's worker
+        thread: a game makes its calls without crossing threads).
+
+        ``time_left_ms`` / ``bank_left_ms`` are told to the bot (ms; 0 = no limit / no
+        bank); ``deadline_s`` is the gRPC deadline in seconds (move time + grace + bank),
+        None for none (debug preset). ``Reply.ms`` is read on this thread just before and
+        after the call. Never raises for a bot's fault; legality is not checked here (the
+        match does it).
+        """
+        request = codec.view_to_request(view, events, decision_number, time_left_ms, bank_left_ms)
+        render = partial(codec.request_json, request)  # evidence, rendered only when needed
+        started = time.monotonic()
+        try:
+            msg = self._stub.Decide(request, timeout=deadline_s)
+        except ValueError as error:  # closed channel
+            return Reply(None, "crash", f"cannot send: {error}", request, "", 0.0, render)
+        except grpc.RpcError as error:
+            ms = (time.monotonic() - started) * 1000.0
+            code, details = _status(error)
+            answer = f"{code.name}: {details}"
+            if code is grpc.StatusCode.DEADLINE_EXCEEDED:
+                limit = f"{deadline_s * 1000:.0f} ms" if deadline_s is not None else "the deadline"
+                return Reply(None, "timeout", f"deadline of {limit} exceeded", request, answer, ms, render)
+            fault: TransportFault = "crash" if code in _CRASH_CODES else "malformed"
+            return Reply(None, fault, f"gRPC status {code.name}: {details}", request, answer, ms, render)
+        ms = (time.monotonic() - started) * 1000.0
+        try:
+            action = codec.proto_to_action(msg, view)
+        except MalformedReply as error:
+            return Reply(None, "malformed", str(error), request, codec.message_json(msg), ms, render)
+        return Reply(action, None, "", request, str(action), ms, render)
+
     async def decide(
         self,
         view: SeatView,
@@ -141,51 +186,28 @@ class BotClient:
         bank_left_ms: int,
         deadline_s: float | None,
     ) -> Reply:
-        """Ask the bot for ``view``'s decision (DESIGN.md §4) and classify the outcome (§5).
+        """:meth:`decide_blocking` on one of the client's call threads, awaited in trio
+        (check-bot, tests). Cancelling the waiting task abandons the call."""
+        done = await self._threads.run(
+            partial(self.decide_blocking, view, events, decision_number, time_left_ms, bank_left_ms, deadline_s)
+        )
+        if done.error is not None:
+            raise done.error
+        assert done.value is not None
+        return done.value
 
-        ``time_left_ms`` / ``bank_left_ms`` are told to the bot (ms; 0 = no limit / no
-        bank); ``deadline_s`` is the gRPC deadline in seconds (move time + grace + bank),
-        None for none (debug preset). Never raises for a bot's fault; legality is not
-        checked here (the match does it).
-        """
-        request = codec.view_to_request(view, events, decision_number, time_left_ms, bank_left_ms)
-        render = partial(codec.request_json, request)
-        done = await self._threads.run(partial(self._stub.Decide, request, timeout=deadline_s))
-        ms = done.ms
-        try:
-            if done.error is not None:
-                raise done.error
-            msg = done.value
-            assert msg is not None
-        except ValueError as error:  # closed channel
-            return Reply(None, "crash", f"cannot send: {error}", request, "", 0.0, render)
-        except grpc.RpcError as error:
-            code, details = _status(error)
-            answer = f"{code.name}: {details}"
-            if code is grpc.StatusCode.DEADLINE_EXCEEDED:
-                limit = f"{deadline_s * 1000:.0f} ms" if deadline_s is not None else "the deadline"
-                return Reply(None, "timeout", f"deadline of {limit} exceeded", request, answer, ms, render)
-            fault: TransportFault = "crash" if code in _CRASH_CODES else "malformed"
-            return Reply(None, fault, f"gRPC status {code.name}: {details}", request, answer, ms, render)
-        try:
-            action = codec.proto_to_action(msg, view)
-        except MalformedReply as error:
-            return Reply(None, "malformed", str(error), request, codec.message_json(msg), ms, render)
-        return Reply(action, None, "", request, str(action), ms, render)
-
-    async def game_over(
+    def game_over_blocking(
         self, game_id: str, seat: int, placements: Sequence[int], winner: int | None, timeout_s: float
     ) -> str | None:
-        """Tell the bot the public result of a game (DESIGN.md §4). Returns None when it
-        was delivered or the bot leaves GameOver UNIMPLEMENTED (not a fault), else a one-line
-        detail of the failure (never raises; not a fault either)."""
+        """Tell the bot the public result of a game (DESIGN.md §4), blocking up to
+        ``timeout_s`` seconds. Returns None when it was delivered or the bot leaves
+        GameOver UNIMPLEMENTED (not a fault), else a one-line detail of the failure (never
+        raises; not a fault either)."""
         summary = pb.GameSummary(game_id=game_id, seat=seat, placements=list(placements))
         if winner is not None:
             summary.winner = winner
-        done = await self._threads.run(partial(self._stub.GameOver, summary, timeout=timeout_s))
         try:
-            if done.error is not None:
-                raise done.error
+            self._stub.GameOver(summary, timeout=timeout_s)
         except ValueError as error:  # closed channel
             return f"GameOver not sent: {error}"
         except grpc.RpcError as error:
@@ -194,6 +216,15 @@ class BotClient:
                 return None
             return f"GameOver failed with gRPC status {code.name}: {details}"
         return None
+
+    async def game_over(
+        self, game_id: str, seat: int, placements: Sequence[int], winner: int | None, timeout_s: float
+    ) -> str | None:
+        """:meth:`game_over_blocking` on one of the client's call threads, awaited in trio."""
+        done = await self._threads.run(partial(self.game_over_blocking, game_id, seat, placements, winner, timeout_s))
+        if done.error is not None:
+            raise done.error
+        return done.value
 
     def close(self) -> None:
         """Close the channel; calls in flight end as ``crash``. Idempotent."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 import trio
@@ -45,15 +46,12 @@ class Recorder:
     def name(self) -> str:
         return self.lease.name
 
-    async def decide(
+    def decide(
         self, view: SeatView, events: Sequence[Event], decision_number: int, time_left_ms: int, bank_left_ms: int, deadline_s: float | None
     ) -> Reply:
-        reply = await self.lease.decide(view, events, decision_number, time_left_ms, bank_left_ms, deadline_s)
+        reply = self.lease.decide(view, events, decision_number, time_left_ms, bank_left_ms, deadline_s)
         self.told.append(Told(time_left_ms, bank_left_ms, deadline_s, reply))
         return reply
-
-    async def game_over(self, game_id: str, seat: int, placements: Sequence[int], winner: int | None) -> None:
-        await self.lease.game_over(game_id, seat, placements, winner)
 
     def exit_detail(self) -> str | None:
         return self.lease.exit_detail()
@@ -73,7 +71,7 @@ def play_recorded(tmp: Path, command: Sequence[str], time: TimeControl) -> tuple
             assert isinstance(bot, Lease) and isinstance(other, Lease)
             recorder = Recorder(bot)
             game = Game(2, Rules(start_hand_size=3), seed=5, game_id="time-1", first_dealer=1)
-            result = await play_match(game, [recorder, other], time, FaultPolicy(max_faults=10))
+            result = await trio.to_thread.run_sync(partial(play_match, game, [recorder, other], time, FaultPolicy(max_faults=10)))
             return result, recorder
 
     return trio.run(main)

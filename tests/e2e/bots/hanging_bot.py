@@ -1,0 +1,29 @@
+"""Plays its first game properly, then in every later game never answers its 3rd
+decision: it writes the file named by argv[1] (so a test knows it hangs) and sleeps."""
+
+import sys
+import time
+from pathlib import Path
+
+from referee.botkit import Bot, serve
+from referee.cards import Card, Suit
+from referee.views import Play, SeatView
+
+
+class Hanging(Bot):
+    name = "hanging"
+    asked: dict[str, int] = {}
+
+    def play(self, view: SeatView) -> Card | None:
+        count = self.asked.get(view.game_id, 0) + 1
+        self.asked[view.game_id] = count
+        if count == 3 and len(self.asked) > 1:
+            Path(sys.argv[1]).write_text(view.game_id)
+            time.sleep(3600)
+        return next(a.card for a in view.legal if isinstance(a, Play))
+
+    def choose_trump(self, view: SeatView) -> Suit | None:
+        return Suit.SPADES
+
+
+serve(Hanging())
