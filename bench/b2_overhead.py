@@ -4,7 +4,10 @@ in µs of wall time per decision, divided by the floor measured in the same repe
 (B1's sync unary ``Decide`` rotating over 4 processes of the same bot). Also the
 referee's own CPU per decision: the game's thread outside its gRPC calls (engine, match,
 request, judging) plus the trio thread (pool, fixtures, GameOver, records), next to the
-CPU spent inside the gRPC calls and the whole process's.
+CPU spent inside the gRPC calls and the whole process's; and the same per-decision code
+(``play_match`` with ``BotClient.decide_blocking``) isolated: games whose calls are
+answered in-process (no socket, no other process running in between), the answer's own
+CPU left out.
 """
 
 from __future__ import annotations
@@ -31,7 +34,6 @@ def main() -> None:
 
     from fixtures import instant_bots, league_spec, realistic_request
     import referee.league
-    import referee.transport.client
     from referee.league import play_fixture
     from referee.pool import BotPool
     from referee.schedule import make_fixtures
@@ -51,23 +53,63 @@ def main() -> None:
                 game_cpu[0] += time.thread_time() - began
         return play
 
-    class TimedStub(pb_grpc.KnockoutWhistBotStub):  # type: ignore[misc]
-        def __init__(self, channel: grpc.Channel) -> None:
-            super().__init__(channel)
-            decide = self.Decide
+    from referee.transport.client import BotClient
 
-            def timed_decide(*args: Any, **kwargs: Any) -> Any:
-                began = time.thread_time()
-                try:
-                    return decide(*args, **kwargs)
-                finally:
-                    if threading.current_thread() is not threading.main_thread():
-                        call_cpu[0] += time.thread_time() - began
+    open_client = BotClient.__init__
 
-            self.Decide = timed_decide
+    def timed_client(self: Any, *args: Any, **kwargs: Any) -> None:
+        open_client(self, *args, **kwargs)
+        decide = self._decide  # the Decide call as a game makes it
+
+        def timed_decide(*args: Any, **kwargs: Any) -> Any:
+            began = time.thread_time()
+            try:
+                return decide(*args, **kwargs)
+            finally:
+                if threading.current_thread() is not threading.main_thread():
+                    call_cpu[0] += time.thread_time() - began
+
+        self._decide = timed_decide
 
     referee.league.play_match = timed_game(referee.league.play_match)  # type: ignore[assignment]
-    referee.transport.client.pb_grpc.KnockoutWhistBotStub = TimedStub  # type: ignore[misc]
+    BotClient.__init__ = timed_client  # type: ignore[method-assign]
+
+    from referee.game import Game
+    from referee.match import play_match
+
+    class LocalPlayer:
+        """A seat whose Decide call is answered in this thread: the bot's first legal action."""
+
+        name = "local"
+
+        def __init__(self) -> None:
+            self.client = BotClient("unix:/nonexistent/kws-b2.sock", "local")  # never dialled
+            self.client._decide = timed_answer(lambda request, timeout: pb.DecisionRequest.FromString(request).legal[0])
+            self.decide = self.client.decide_blocking
+
+        def exit_detail(self) -> None:
+            return None
+
+    def timed_answer(answer: Callable[..., Any]) -> Callable[..., Any]:
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            began = time.thread_time()
+            try:
+                return answer(*args, **kwargs)
+            finally:
+                call_cpu[0] += time.thread_time() - began
+        return timed
+
+    local_players = [LocalPlayer() for _ in range(4)]
+
+    def isolated(seeds: range) -> float:
+        """Referee CPU µs per decision of ``play_match`` with in-process answers."""
+        call_cpu[0] = 0.0
+        decisions = 0
+        began = time.thread_time()
+        for seed in seeds:
+            game = Game(4, spec.rules, seed, game_id=f"iso-{seed}")
+            decisions += len(play_match(game, local_players, spec.time, spec.faults).actions)
+        return (time.thread_time() - began - call_cpu[0]) / decisions * 1e6
 
     names = ["a", "b", "c", "d"]
     fixtures = make_fixtures(names, 4, deals=100, seed=7)
@@ -76,6 +118,7 @@ def main() -> None:
     floor: list[float] = []
     thread_cpu: list[float] = []
     inside_calls: list[float] = []
+    isolated_cpu: list[float] = []
     process_cpu: list[float] = []
     decisions_per_game: list[float] = []
     with common.temp_dir("kws-b2-") as tmp:
@@ -97,7 +140,9 @@ def main() -> None:
                 async with BotPool(spec.bots, run_dir=spec.run_dir, sandbox=spec.sandbox, time=spec.time, max_restarts=3) as pool:
                     await play_fixture(spec, pool, next(upcoming))  # starts the 4 bot processes
                     measure_floor(100)
-                    for _ in range(args.reps):
+                    isolated(range(10**6, 10**6 + 4))
+                    for rep in range(args.reps):
+                        isolated_cpu.append(isolated(range(rep * games * 4, (rep + 1) * games * 4)))
                         floor.append(measure_floor(floor_calls))
                         decisions = 0
                         game_cpu[0] = call_cpu[0] = 0.0
@@ -126,6 +171,7 @@ def main() -> None:
         Figure("floor_us", "floor: sync unary Decide rotating over 4 (same run)", "µs", floor),
         Figure("overhead", "referee ÷ rotating floor", "×", common.ratio_values(per_decision, floor)),
         Figure("thread_cpu_us", "referee's own CPU per decision (game thread outside its calls + trio thread)", "µs", thread_cpu),
+        Figure("isolated_cpu_us", "the same per-decision code isolated (answers in-process, their CPU left out)", "µs", isolated_cpu),
         Figure("call_cpu_us", "CPU per decision inside the gRPC Decide call (game thread)", "µs", inside_calls),
         Figure("process_cpu_us", "referee CPU per decision, whole process (with gRPC threads)", "µs", process_cpu),
         Figure("decisions_per_game", "decisions per game", "", decisions_per_game),

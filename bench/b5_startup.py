@@ -2,7 +2,9 @@
 to its first answered ``Hello``, started by ``referee.sandbox.launch`` plain (mode
 ``none``) and sandboxed (``bwrap`` where bubblewrap runs here, and ``rlimits``), next
 to the import baseline: ``python -c "import grpc"`` and the same plus the generated
-stubs, from spawn to exit. Also the instant bot (grpc and the stubs, no bot kit).
+stubs, from spawn to exit. Also the instant bot (grpc and the stubs, no bot kit), and,
+plain, the sample bot's first decision asked right after Hello (the bot kit loads its
+decoding in the background once it listens: this is when the bot is really ready).
 """
 
 from __future__ import annotations
@@ -31,8 +33,12 @@ def spawn_to_exit(code: str) -> float:
 LAUNCH_MS: dict[str, list[float]] = {}  # how long launch() itself took, by mode
 
 
-def spawn_to_hello(script: str, mode: str, slot: int, run_dir: Path) -> float:
-    """ms from ``launch`` of ``python script`` to its first answered Hello (BotClient)."""
+FIRST_DECISION_MS: list[float] = []  # the sample bot, plain: spawn to its first decision answered
+
+
+def spawn_to_hello(script: str, mode: str, slot: int, run_dir: Path, decide: bool = False) -> float:
+    """ms from ``launch`` of ``python script`` to its first answered Hello (BotClient);
+    ``decide``: then ask one decision at once (a realistic one) and record when it is answered."""
     import trio
 
     from referee.sandbox import SandboxSettings, launch
@@ -42,8 +48,18 @@ def spawn_to_hello(script: str, mode: str, slot: int, run_dir: Path) -> float:
         client = BotClient(address, "b5")
         try:
             await client.hello(30.0)
+            hello_ms.append((time.perf_counter() - began) * 1000)
+            if decide:
+                from fixtures import realistic_decision
+
+                view, events, number = realistic_decision()
+                reply = client.decide_blocking(view, events, number, 0, 0, 30.0)
+                assert reply.fault is None, reply.detail
+                FIRST_DECISION_MS.append((time.perf_counter() - began) * 1000)
         finally:
             client.close()
+
+    hello_ms: list[float] = []
 
     began = time.perf_counter()
     process = launch(
@@ -54,7 +70,7 @@ def spawn_to_hello(script: str, mode: str, slot: int, run_dir: Path) -> float:
         LAUNCH_MS.setdefault(mode, []).append((time.perf_counter() - began) * 1000)
     try:
         trio.run(hello, process.address)
-        return (time.perf_counter() - began) * 1000
+        return hello_ms[0]
     finally:
         process.kill()
 
@@ -72,7 +88,7 @@ def main() -> None:
         "instant_none": lambda slot, tmp: spawn_to_hello(instant, "none", slot, tmp),
     }
     for mode in modes:
-        variants[f"sample_{mode}"] = partial(spawn_to_hello, sample, mode)
+        variants[f"sample_{mode}"] = partial(spawn_to_hello, sample, mode, decide=mode == "none")
     results: dict[str, list[float]] = {key: [] for key in variants}
     with common.temp_dir("kws-b5s-") as tmp:
         spawn_to_exit(IMPORT_STUBS)  # warm the file cache
@@ -91,6 +107,7 @@ def main() -> None:
     if "sample_bwrap" in results:
         figures.append(Figure("sample_bwrap", "Python sample bot, bwrap: spawn to Hello", "ms", results["sample_bwrap"]))
         figures.append(Figure("bwrap_extra", "bwrap − plain", "ms", [a - b for a, b in zip(results["sample_bwrap"], results["sample_none"], strict=True)]))
+    figures.append(Figure("sample_none_decision", "Python sample bot, plain: spawn to its first decision (asked right after Hello)", "ms", FIRST_DECISION_MS))
     for mode, values in LAUNCH_MS.items():
         figures.append(Figure(f"launch_{mode}", f"of which launch() itself returned after ({mode})", "ms", values))
     figures.append(Figure("plain_over_baseline", "plain ÷ baseline (grpc + stubs)", "×", common.ratio_values(results["sample_none"], results["import_stubs"])))

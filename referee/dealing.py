@@ -9,23 +9,40 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
+from itertools import repeat
+from operator import itemgetter
 
 from referee.cards import CARDS, Card
 from referee.errors import ConfigError
+from referee.rules import MAX_PLAYERS
 from referee.views import SeatStatus
 
 CARD_INDEX: dict[Card, int] = {card: index for index, card in enumerate(CARDS)}
 """Card -> position in canonical deck order (``referee.cards.CARDS``)."""
+_POSITIONS = range(len(CARDS))
+_RANDOM = random.Random.random
+_OUT, _DOG = SeatStatus.OUT, SeatStatus.DOG
+_CLOCKWISE = {
+    seats: tuple(tuple((dealer + step) % seats for step in range(1, seats + 1)) for dealer in range(seats))
+    for seats in range(1, MAX_PLAYERS + 1)
+}
+"""``_CLOCKWISE[num_seats][dealer]``: every seat clockwise from the dealer's left, the dealer last."""
 
 
 def shuffled_deck(seed: int, round_number: int) -> tuple[Card, ...]:
-    """The 52 cards of round ``round_number`` (1-based), shuffled from ``seed`` alone (rules.md R3).
+    """The 52 cards of round ``round_number`` (1-based), shuffled from ``seed`` alone (rules.md R3)."""
+    deck: tuple[Card, ...] = itemgetter(*shuffled_positions(seed, round_number))(CARDS)
+    return deck
+
+
+def shuffled_positions(seed: int, round_number: int) -> list[int]:
+    """:func:`shuffled_deck` as positions in canonical order: its cards are ``CARDS[i]`` for
+    each ``i`` of the result, in order.
 
     A uniform shuffle by sorting on random keys (faster than ``Random.shuffle`` in Python).
     """
-    draw = random.Random(f"{seed}:deck:{round_number}").random
-    keys = [draw() for _ in CARDS]
-    return tuple(map(CARDS.__getitem__, sorted(range(len(CARDS)), key=keys.__getitem__)))
+    keys = list(map(_RANDOM, repeat(random.Random(f"{seed}:deck:{round_number}"), len(CARDS))))  # 52 .random()
+    return sorted(_POSITIONS, key=keys.__getitem__)
 
 
 def draw_first_dealer(seed: int, num_seats: int) -> int:
@@ -76,7 +93,7 @@ def next_in(seat: int, status: Sequence[SeatStatus]) -> int:
     num_seats = len(status)
     for step in range(1, num_seats + 1):
         candidate = (seat + step) % num_seats
-        if status[candidate] is not SeatStatus.OUT:
+        if status[candidate] is not _OUT:
             return candidate
     raise ValueError("no seat is still in")
 
@@ -90,17 +107,34 @@ def deal(
     gets one card, on the first pass, and is skipped after that. Seats out get an empty
     hand. The caller guarantees the deal fits the deck (``Rules.check_players``).
     """
+    hands, dealt = deal_positions([CARD_INDEX[card] for card in deck], dealer, status, hand_size)
+    return [[CARDS[position] for position in hand] for hand in hands], dealt
+
+
+def deal_positions(
+    deck: list[int], dealer: int, status: Sequence[SeatStatus], hand_size: int
+) -> tuple[list[list[int]], int]:
+    """:func:`deal` of a deck given as positions in canonical order (``CARD_INDEX``): per
+    seat its positions ascending, and the number dealt."""
     num_seats = len(status)
-    seats = [(dealer + step) % num_seats for step in range(1, num_seats + 1)]
-    seats = [seat for seat in seats if status[seat] is not SeatStatus.OUT]
-    normal = [seat for seat in seats if status[seat] is not SeatStatus.DOG]
-    hands: list[list[Card]] = [[] for _ in status]
-    for position, seat in enumerate(seats):  # the first pass
-        hands[seat].append(deck[position])
+    clockwise = _CLOCKWISE.get(num_seats)
+    rotation = clockwise[dealer] if clockwise else [(dealer + step) % num_seats for step in range(1, num_seats + 1)]
+    if _OUT not in status and _DOG not in status:  # every seat in: each takes every num_seats-th card
+        end = num_seats * hand_size
+        hands: list[list[int]] = [[]] * num_seats  # each entry replaced below
+        for offset, seat in enumerate(rotation):
+            hand = hands[seat] = deck[offset:end:num_seats]
+            hand.sort()
+        return hands, end
+    hands = [[] for _ in status]
+    seats = [seat for seat in rotation if status[seat] is not _OUT]
+    normal = [seat for seat in seats if status[seat] is not _DOG]
     start, stride = len(seats), len(normal)
     end = start + stride * (hand_size - 1)
+    for position, seat in enumerate(seats):  # the first pass
+        hands[seat].append(deck[position])
     for offset, seat in enumerate(normal):  # later passes: normal players only
         hands[seat] += deck[start + offset : end : stride]
     for hand in hands:
-        hand.sort(key=CARD_INDEX.__getitem__)
+        hand.sort()
     return hands, end

@@ -16,16 +16,16 @@ round (``referee.dealing``, ``referee.round_end``).
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any
-from enum import Enum
 
 from referee.cards import CARDS, Card, Suit
-from referee.dealing import check_decks, deal, draw_first_dealer, next_in, shuffled_deck
+from referee.dealing import CARD_INDEX, check_decks, deal_positions, draw_first_dealer, next_in, shuffled_positions
 from referee.errors import ConfigError, IllegalAction
 from referee.round_end import (
-    RoundResult,
     dog_life_available,
     pick_trump_chooser,
     placements,
@@ -43,43 +43,53 @@ from referee.views import (
     Pass,
     Passed,
     Play,
-    RoundEnded,
-    RoundStarted,
     SeatStatus,
     SeatView,
     Trick,
     TrickPlay,
     TrickWon,
     TrumpChosen,
-    build_seat_view,
+    _OpenSeatView,
+    _OpenTrick,
+    build_round_ended,
+    build_round_started,
+    build_trick,
 )
 
-_PLAYS: dict[Card, Play] = {card: Play(card) for card in CARDS}
+_PLAYS: tuple[Play, ...] = tuple(Play(card) for card in CARDS)
+"""``_PLAYS[i]`` plays ``CARDS[i]``: the engine keeps cards as their positions in canonical order."""
+_SUIT_OF: tuple[int, ...] = tuple(card.suit.value for card in CARDS)
+"""``_SUIT_OF[i]``: the suit of ``CARDS[i]``, by value (a hand in canonical order keeps a suit together)."""
 _PASS = Pass()
 _SUIT_CHOICES: tuple[ChooseTrump, ...] = tuple(ChooseTrump(suit) for suit in Suit)
-_NO_TRUMP = ChooseTrump(None)
+_ALL_CHOICES: tuple[ChooseTrump, ...] = (*_SUIT_CHOICES, ChooseTrump(None))
 _IN, _DOG, _OUT = SeatStatus.IN, SeatStatus.DOG, SeatStatus.OUT
+_PLAY, _CHOOSE_TRUMP = DecisionKind.PLAY, DecisionKind.CHOOSE_TRUMP
+_MAX_TRICKS = 7  # tricks in a round: start_hand_size is at most 7 (Rules.check_players)
 # Plays and their events are immutable values from a small set: built once, shared by
 # every game (building a frozen dataclass per play cost more than the play itself).
 _TRICK_PLAYS: tuple[dict[Card | None, TrickPlay], ...] = tuple(
     {card: TrickPlay(seat, card) for card in (*CARDS, None)} for seat in range(MAX_PLAYERS)
 )
-_CARDS_PLAYED: tuple[dict[Card, CardPlayed], ...] = tuple(
-    {card: CardPlayed(seat, card) for card in CARDS} for seat in range(MAX_PLAYERS)
+_PLAYED: tuple[tuple[tuple[TrickPlay, CardPlayed], ...], ...] = tuple(
+    tuple((_TRICK_PLAYS[seat][card], CardPlayed(seat, card)) for card in CARDS) for seat in range(MAX_PLAYERS)
 )
+"""``_PLAYED[seat][i]``: ``CARDS[i]``'s TrickPlay and CardPlayed event."""
 _PASSES: tuple[Passed, ...] = tuple(Passed(seat) for seat in range(MAX_PLAYERS))
-_RawTrick = tuple[int, tuple[TrickPlay, ...], int]
-"""A completed trick as kept in play: leader, plays, winner."""
-
-
-class _Phase(Enum):
-    TRUMP = "trump"
-    PLAY = "play"
-    OVER = "over"
-
-
-_TRUMP_PHASE, _PLAY_PHASE, _OVER_PHASE = _Phase.TRUMP, _Phase.PLAY, _Phase.OVER
-_PLAY_DECISION, _TRUMP_DECISION = DecisionKind.PLAY, DecisionKind.CHOOSE_TRUMP
+_TRUMPS_CHOSEN: dict[tuple[int | None, Suit | None], TrumpChosen] = {
+    (seat, suit): TrumpChosen(seat, suit) for seat in (None, *range(MAX_PLAYERS)) for suit in (None, *Suit)
+}
+_TRICKS_WON: tuple[tuple[TrickWon, ...], ...] = tuple(
+    tuple(TrickWon(seat, number) for number in range(_MAX_TRICKS + 1)) for seat in range(MAX_PLAYERS)
+)
+"""``_TRICKS_WON[seat][number]`` is ``TrickWon(seat, number)``."""
+_ROTATIONS: dict[int, tuple[tuple[int, ...], ...]] = {
+    seats: tuple(tuple((seat + step) % seats for step in range(seats)) for seat in range(seats))
+    for seats in range(1, MAX_PLAYERS + 1)
+}
+"""``_ROTATIONS[num_seats][seat]``: the seats clockwise from ``seat``, itself first."""
+_STALE: Any = object()
+"""``Game._current`` when the current trick's Trick is to be rebuilt."""
 
 
 @dataclass(frozen=True)
@@ -138,6 +148,16 @@ class Game:
     ``rounds`` is built on access.
     """
 
+    __slots__ = (
+        "num_seats", "rules", "seed", "game_id", "first_dealer", "to_act", "over", "events", "outcome",
+        "_decks", "_last_round", "_rotations", "_dogs_may_pass", "_trump_choices", "_status", "_status_now",
+        "_knocked_out_round", "_forfeited", "_dog_life_used", "_records", "_round", "_decision", "_legal",
+        "_dealer", "_hand_size", "_deck", "_hands", "_hand_positions", "_hand_plays", "_round_status",
+        "_turn_up", "_trump", "_trump_suit", "_no_trump", "_chooser", "_tricks_won", "_tricks_won_now",
+        "_completed", "_round_forfeits", "_orders", "_order", "_order_end", "_position", "_plays",
+        "_current", "_lead_seat", "_led", "_best", "_best_seat",
+    )  # a fixed layout: faster attribute access than a dict of this many keys
+
     def __init__(
         self,
         num_seats: int,
@@ -164,7 +184,9 @@ class Game:
         self.events: list[Event] = []
         self.outcome: Outcome | None = None
         self._last_round = rules.start_hand_size
-        self._rotations = [[(seat + step) % num_seats for step in range(num_seats)] for seat in range(num_seats)]
+        self._rotations = _ROTATIONS[num_seats]
+        self._dogs_may_pass = rules.dog_play == "choose_trick"
+        self._trump_choices = _ALL_CHOICES if rules.allow_no_trump else _SUIT_CHOICES
         self._status: list[SeatStatus] = [_IN] * num_seats
         self._status_now: tuple[SeatStatus, ...] = tuple(self._status)  # = tuple(self._status), for views
         self._knocked_out_round: list[int | None] = [None] * num_seats
@@ -172,14 +194,15 @@ class Game:
         self._dog_life_used = False
         self._records: list[RoundRecord | _RoundSnapshot] = []
         self._round = 0
-        self._phase = _Phase.TRUMP
-        self._legal: tuple[Action, ...] | None = None
+        self._decision: DecisionKind | None = _CHOOSE_TRUMP  # None once the game is over
+        self._legal: tuple[Action, ...] | None = None  # legal_actions(), None until asked
         # per round (set by _start_round)
         self._dealer = first_dealer
         self._hand_size = 0
-        self._deck: tuple[Card, ...] = ()
-        self._hands: list[list[Card]] = []
-        self._dealt: tuple[tuple[Card, ...], ...] = ()
+        self._deck: list[int] = []  # the deck as positions in canonical order (CARDS[i])
+        self._hands: list[list[Card]] = []  # per seat, in canonical order
+        self._hand_positions: list[list[int]] = []  # per seat: its hand as positions (ascending)
+        self._hand_plays: list[list[Play]] = []  # per seat: its hand as Plays
         self._round_status: tuple[SeatStatus, ...] = ()
         self._turn_up: Card | None = None
         self._trump: Suit | None = None
@@ -187,30 +210,27 @@ class Game:
         self._chooser: int | None = None
         self._tricks_won: list[int] = []
         self._tricks_won_now: tuple[int, ...] = ()  # = tuple(self._tricks_won), for views
-        self._completed: list[_RawTrick] = []
-        self._completed_tricks: list[Trick] = []  # self._completed as Tricks, built on demand
-        self._completed_now: tuple[Trick, ...] = ()  # = tuple(self._completed_tricks) once all are built
+        self._completed: tuple[Trick, ...] = ()  # built once each: every view of the round shares them
         self._round_forfeits: set[int] = set()
+        self._orders: dict[int, list[int]] = {}  # leader -> _order, while no hand empties
         # per trick (set by _start_trick)
-        self._order: list[int] = []
-        self._position = 0
-        self._plays: list[TrickPlay] = []
+        self._order: list[int] = []  # the seats to act in this trick, in turn
+        self._order_end = 0  # len(self._order)
+        self._position = 0  # of the seat to act in self._order
+        self._plays: tuple[TrickPlay, ...] = ()
+        self._current: Trick | None = None  # the current trick for views; _STALE: to rebuild
         self._lead_seat: int | None = None
-        self._led: Suit | None = None
+        self._led = -1  # the suit led, by value; -1 before the first card
+        self._trump_suit: int = -1  # self._trump (an IntEnum compares as its value); -1 for none
+        self._best = -1  # position of the card winning the trick so far; -1 before the first card
         self._best_seat = -1
-        self._best_card: Card | None = None
         self._start_round(first_dealer, None)
 
     # --- queries -------------------------------------------------------------------
 
     def decision(self) -> DecisionKind | None:
         """What ``to_act`` is asked: PLAY, CHOOSE_TRUMP, or None when the game is over."""
-        phase = self._phase
-        if phase is _PLAY_PHASE:
-            return _PLAY_DECISION
-        if phase is _TRUMP_PHASE:
-            return _TRUMP_DECISION
-        return None
+        return self._decision
 
     def legal_actions(self) -> tuple[Action, ...]:
         """The legal actions of ``to_act``, in order: cards in canonical deck order then
@@ -221,26 +241,29 @@ class Game:
         return legal
 
     def _compute_legal(self) -> tuple[Action, ...]:
-        phase = self._phase
-        if phase is _PLAY_PHASE:
+        decision = self._decision
+        if decision is _PLAY:
             seat = self.to_act
             assert seat is not None
-            hand = self._hands[seat]
+            plays = self._hand_plays[seat]
+            legal: tuple[Action, ...] = ()
             led = self._led
-            cards = hand
-            if led is not None:
-                cards = [card for card in hand if card.suit == led] or hand
-            legal: tuple[Action, ...] = tuple(map(_PLAYS.__getitem__, cards))
+            if led >= 0:  # the cards of the suit led, if any (R12): together, as the hand is in order
+                positions = self._hand_positions[seat]
+                low = bisect_left(positions, 13 * led)
+                legal = tuple(plays[low : bisect_left(positions, 13 * led + 13, low)])
+            if not legal:
+                legal = tuple(plays)
             if self._round_status[seat] is _DOG and self._may_pass():
                 legal += (_PASS,)
             return legal
-        if phase is _TRUMP_PHASE:
-            return _SUIT_CHOICES + (_NO_TRUMP,) if self.rules.allow_no_trump else _SUIT_CHOICES
+        if decision is _CHOOSE_TRUMP:
+            return self._trump_choices
         return ()
 
     def _may_pass(self) -> bool:
         """A dog holding its card may pass, except on the last trick or under ``first_trick`` (R18)."""
-        return self.rules.dog_play == "choose_trick" and len(self._completed) + 1 < self._hand_size
+        return self._dogs_may_pass and len(self._completed) + 1 < self._hand_size
 
     def view(self, seat: int) -> SeatView:
         """What ``seat`` may know now (DESIGN.md §3): its own hand and public facts only.
@@ -248,33 +271,47 @@ class Game:
         ``decision`` and ``legal`` are empty unless ``seat`` is to act. Raises ValueError
         for a seat outside 0..num_seats-1.
         """
-        if not 0 <= seat < self.num_seats:
+        to_act = self.to_act
+        if seat == to_act and to_act is not None:
+            decision = self._decision
+            legal = self._legal
+            if legal is None:
+                legal = self._legal = self._compute_legal()
+        elif 0 <= seat < self.num_seats:
+            decision, legal = None, ()
+        else:
             raise ValueError(f"seat {seat} does not exist: expected 0-{self.num_seats - 1}")
-        mine = seat == self.to_act
-        current = None
-        if self._phase is _PLAY_PHASE:
-            current = Trick(self._trick_leader(), tuple(self._plays))
-        return build_seat_view(
-            self.game_id,
-            seat,
-            self.num_seats,
-            self.rules,
-            self._status_now,
-            self._dealer,
-            self._round,
-            self._hand_size,
-            self._trump,
-            self._no_trump,
-            self._turn_up,
-            self._chooser,
-            tuple(self._hands[seat]),
-            current,
-            self._tricks(),
-            self._tricks_won_now,
-            self._dog_life_used,
-            self.decision() if mine else None,
-            self.legal_actions() if mine else (),
-        )
+        current = self._current
+        if current is _STALE:  # build_trick inlined, as build_seat_view below: once per decision
+            leader = self._lead_seat
+            trick = _OpenTrick()
+            trick.leader = self._order[self._position] if leader is None else leader
+            trick.plays = self._plays
+            trick.winner = None
+            trick.__class__ = Trick  # type: ignore[assignment]
+            current = self._current = trick  # type: ignore[assignment]
+        view = _OpenSeatView()
+        view.game_id = self.game_id
+        view.seat = seat
+        view.num_seats = self.num_seats
+        view.rules = self.rules
+        view.status = self._status_now
+        view.dealer = self._dealer
+        view.round_number = self._round
+        view.hand_size = self._hand_size
+        view.trump = self._trump
+        view.no_trump = self._no_trump
+        view.turn_up = self._turn_up
+        view.trump_chooser = self._chooser
+        view.hand = tuple(self._hands[seat])
+        view.current_trick = current
+        view.completed_tricks = self._completed
+        view.tricks_won = self._tricks_won_now
+        view.dog_life_used = self._dog_life_used
+        view.decision = decision
+        view.legal = legal
+        view.__class__ = SeatView  # type: ignore[assignment]
+        return view  # type: ignore[return-value]
 
     @property
     def rounds(self) -> list[RoundRecord]:
@@ -285,28 +322,13 @@ class Game:
                 records[index] = _to_record(record)
         built = [record for record in records if isinstance(record, RoundRecord)]
         if not self.over:
-            built.append(_to_record(self._snapshot(None)))
+            built.append(_to_record(self._snapshot((), (), tuple(sorted(self._round_forfeits)))))
         return built
 
     @property
     def round_number(self) -> int:
         """The current (or, when over, the last) round, 1-based."""
         return self._round
-
-    def _trick_leader(self) -> int:
-        """Who led the current trick: the first seat to play a card, else the seat to act (R18)."""
-        if self._lead_seat is not None:
-            return self._lead_seat
-        return self._order[self._position]
-
-    def _tricks(self) -> tuple[Trick, ...]:
-        """This round's completed tricks as Tricks (built once each, on demand)."""
-        built = self._completed_tricks
-        if len(built) < len(self._completed):
-            for leader, plays, winner in self._completed[len(built) :]:
-                built.append(Trick(leader, plays, winner))
-            self._completed_now = tuple(built)
-        return self._completed_now
 
     # --- actions -------------------------------------------------------------------
 
@@ -316,17 +338,55 @@ class Game:
         Raises IllegalAction, leaving the state unchanged, when the game is over, the
         seat is not to act, or the action is not legal now (rules.md R15).
         """
-        if seat == self.to_act and self._phase is _PLAY_PHASE:
-            if type(action) is Play:
-                self._play(seat, action.card)
+        if seat == self.to_act and self._decision is _PLAY:
+            if type(action) is Play:  # the hot path, inlined: a card (R12, R13)
+                card = action.card
+                hand = self._hands[seat]
+                try:
+                    index = hand.index(card)
+                except ValueError:
+                    raise IllegalAction(f"seat {seat} does not hold {card}: holds {_cards(hand)}") from None
+                positions = self._hand_positions[seat]
+                position = positions[index]
+                suit = _SUIT_OF[position]
+                led = self._led
+                if suit != led and led >= 0 and _SUIT_OF[positions[bisect_left(positions, 13 * led + 13) - 1]] == led:
+                    follow = [held for held in hand if held.suit == led]
+                    raise IllegalAction(
+                        f"seat {seat} must follow suit {Suit(led).symbol}: holds {_cards(follow)}; "
+                        f"played {card} (rules.md R12)"
+                    )
+                del hand[index], positions[index], self._hand_plays[seat][index]
+                if not hand:  # a dog's card, or the round's last trick: later tricks skip this seat
+                    self._orders = {}
+                trick_play, event = _PLAYED[seat][position]
+                self._plays += (trick_play,)
+                self.events.append(event)
+                best = self._best
+                if best < 0:
+                    self._led = suit
+                    self._lead_seat = seat
+                    self._best, self._best_seat = position, seat
+                elif (suit == _SUIT_OF[best] and position > best) or (
+                    suit == self._trump_suit and _SUIT_OF[best] != suit
+                ):  # higher in the suit (canonical order), or the first trump
+                    self._best, self._best_seat = position, seat
             elif type(action) is Pass:
                 self._pass(seat)
             else:
                 raise IllegalAction(f"seat {seat} must play a card (or a dog pass), not {action}")
-        elif self._phase is _OVER_PHASE:
+            # the next seat in the trick acts, or the trick is complete
+            self._legal = None
+            self._current = _STALE
+            position = self._position = self._position + 1
+            if position < self._order_end:
+                self.to_act = self._order[position]
+            else:
+                self._complete_trick()
+        elif self._decision is None:
             raise IllegalAction(f"the game is over: seat {seat} may not act ({action})")
         elif seat != self.to_act:
-            what = "choose trump" if self._phase is _Phase.TRUMP else "play"
+            what = "choose trump" if self._decision is _CHOOSE_TRUMP else "play"
             raise IllegalAction(f"seat {seat} acted out of turn: seat {self.to_act} is to {what}")
         else:
             self._choose_trump(seat, action)
@@ -341,7 +401,7 @@ class Game:
         """
         if not 0 <= seat < self.num_seats:
             raise ValueError(f"seat {seat} does not exist: expected 0-{self.num_seats - 1}")
-        if self._phase is _Phase.OVER or self._status[seat] is _OUT:
+        if self._decision is None or self._status[seat] is _OUT:
             return
         self._round_forfeits.add(seat)
 
@@ -353,86 +413,59 @@ class Game:
         if action.suit is not None and not isinstance(action.suit, Suit):
             raise IllegalAction(f"seat {seat} named {action.suit!r}, which is not a suit")
         self._trump = action.suit
+        self._trump_suit = -1 if action.suit is None else action.suit  # an IntEnum: compares as its value
         self._no_trump = action.suit is None
-        self.events.append(TrumpChosen(seat, action.suit))
+        self.events.append(_TRUMPS_CHOSEN[seat, action.suit])
         self._start_trick(self._first_leader())
-
-    def _play(self, seat: int, card: Card) -> None:
-        hand = self._hands[seat]
-        if card not in hand:
-            raise IllegalAction(f"seat {seat} does not hold {card}: holds {_cards(hand)}")
-        led = self._led
-        if led is not None and card.suit != led:
-            follow = [held for held in hand if held.suit == led]
-            if follow:
-                raise IllegalAction(
-                    f"seat {seat} must follow suit {led.symbol}: holds {_cards(follow)}; played {card} (rules.md R12)"
-                )
-        hand.remove(card)
-        self._plays.append(_TRICK_PLAYS[seat][card])
-        self.events.append(_CARDS_PLAYED[seat][card])
-        best = self._best_card
-        if best is None:
-            self._led = card.suit
-            self._lead_seat = seat
-            self._best_card, self._best_seat = card, seat
-        elif (card.suit == best.suit and card.rank > best.rank) or (
-            card.suit == self._trump and best.suit != self._trump
-        ):
-            self._best_card, self._best_seat = card, seat
-        self._next_turn()
 
     def _pass(self, seat: int) -> None:
         if self._round_status[seat] is not _DOG:
             raise IllegalAction(f"seat {seat} may not pass: only a dog may pass (rules.md R18)")
-        if self.rules.dog_play != "choose_trick":
+        if not self._dogs_may_pass:
             raise IllegalAction(
                 f"seat {seat} (dog) may not pass: rules.dog_play = first_trick, it must play on the first trick"
             )
         if len(self._completed) + 1 >= self._hand_size:
             raise IllegalAction(f"seat {seat} (dog) may not pass on the last trick of the round (rules.md R18)")
-        self._plays.append(_TRICK_PLAYS[seat][None])
+        self._plays += (_TRICK_PLAYS[seat][None],)
         self.events.append(_PASSES[seat])
-        self._next_turn()
 
     # --- flow ----------------------------------------------------------------------
-
-    def _next_turn(self) -> None:
-        """After a card or a pass: the next seat in the trick acts, or the trick is complete."""
-        self._legal = None
-        self._position += 1
-        if self._position < len(self._order):
-            self.to_act = self._order[self._position]
-        else:
-            self._complete_trick()
 
     def _complete_trick(self) -> None:
         """Every seat holding cards has acted: the trick is won (R13), then the next one or the round's end."""
         winner = self._best_seat
         assert winner >= 0, "a trick with no card played (rules.md R20)"
         assert self._lead_seat is not None
-        self._completed.append((self._lead_seat, tuple(self._plays), winner))
-        self._tricks_won[winner] += 1
-        self._tricks_won_now = tuple(self._tricks_won)
-        self.events.append(TrickWon(winner, len(self._completed)))
-        if len(self._completed) == self._hand_size:
+        completed = self._completed = (*self._completed, build_trick(self._lead_seat, self._plays, winner))
+        won = self._tricks_won
+        won[winner] += 1
+        self._tricks_won_now = tuple(won)
+        number = len(completed)
+        self.events.append(_TRICKS_WON[winner][number])
+        if number == self._hand_size:
             self._end_round()
         else:
             self._start_trick(winner)
 
     def _start_trick(self, leader: int) -> None:
         """Start a trick led by ``leader``, or by the next seat clockwise holding cards (R14)."""
-        hands = self._hands
-        self._order = [seat for seat in self._rotations[leader] if hands[seat]]
+        order = self._orders.get(leader)
+        if order is None:
+            hands = self._hands
+            order = self._orders[leader] = [seat for seat in self._rotations[leader] if hands[seat]]
+        self._order = order
+        self._order_end = len(order)
         self._position = 0
-        self._plays = []
+        self._plays = ()
+        self._current = _STALE
         self._lead_seat = None
-        self._led = None
+        self._led = -1
+        self._best = -1
         self._best_seat = -1
-        self._best_card = None
-        self._phase = _PLAY_PHASE
+        self._decision = _PLAY
         self._legal = None
-        self.to_act = self._order[0]
+        self.to_act = order[0]
 
     def _first_leader(self) -> int:
         """Left of the dealer (R11), or the trump chooser under ``first_lead`` in rounds 2+."""
@@ -448,35 +481,43 @@ class Game:
         self._round += 1
         round_number = self._round
         self._hand_size = self._hand_size_of(round_number)
-        deck = self._decks.get(round_number) or shuffled_deck(self.seed, round_number)
-        self._hands, dealt = deal(deck, dealer, self._status, self._hand_size)
-        self._dealt = tuple(tuple(hand) for hand in self._hands)
+        fixed = self._decks.get(round_number)
+        deck = shuffled_positions(self.seed, round_number) if fixed is None else [CARD_INDEX[card] for card in fixed]
+        hands, dealt = deal_positions(deck, dealer, self._status, self._hand_size)
+        self._hand_positions = hands
+        self._hands = []
+        self._hand_plays = []
+        for hand in hands:
+            self._hands.append([CARDS[position] for position in hand])
+            self._hand_plays.append([_PLAYS[position] for position in hand])
         self._deck = deck
         self._dealer = dealer
         self._round_status = tuple(self._status)
         self._chooser = chooser
         self._trump = None
+        self._trump_suit = -1
         self._no_trump = False
         self._turn_up = None
         self._tricks_won = [0] * self.num_seats
         self._tricks_won_now = tuple(self._tricks_won)
-        self._completed = []
-        self._completed_tricks = []
-        self._completed_now = ()
+        self._completed = ()
         self._round_forfeits = set()
-        self._plays = []
+        self._orders = {}
+        self._plays = ()
         if round_number == 1:
-            self._turn_up = deck[dealt] if self.rules.turn_up == "top" else deck[len(deck) - 1]
+            self._turn_up = CARDS[deck[dealt] if self.rules.turn_up == "top" else deck[len(deck) - 1]]
         self.events.append(
-            RoundStarted(round_number, dealer, self._hand_size, self._round_status, self._turn_up, chooser)
+            build_round_started(round_number, dealer, self._hand_size, self._round_status, self._turn_up, chooser)
         )
         if self._turn_up is not None:
             self._trump = self._turn_up.suit
-            self.events.append(TrumpChosen(None, self._trump))
+            self._trump_suit = self._trump
+            self.events.append(_TRUMPS_CHOSEN[None, self._trump])
             self._start_trick(self._first_leader())
         else:
-            self._phase = _Phase.TRUMP
+            self._decision = _CHOOSE_TRUMP
             self._legal = None
+            self._current = None
             self.to_act = chooser
 
     def _end_round(self) -> None:
@@ -502,10 +543,10 @@ class Game:
         self._status_now = tuple(self._status)
         knocked_out = tuple(sorted(result.knocked_out + result.forfeited))
         self.events.append(
-            RoundEnded(round_number, tuple(self._tricks_won), knocked_out, result.dogs, result.forfeited)
+            build_round_ended(round_number, self._tricks_won_now, knocked_out, result.dogs, result.forfeited)
         )
-        self._records.append(self._snapshot(result))
-        still_in = [seat for seat in range(self.num_seats) if self._status[seat] is not _OUT]
+        self._records.append(self._snapshot(knocked_out, result.dogs, result.forfeited))
+        still_in = sorted(result.survivors + result.dogs)  # every seat not out
         if len(still_in) <= 1:
             self._finish(still_in[0] if still_in else None)
             return
@@ -523,43 +564,51 @@ class Game:
 
     def _finish(self, winner: int | None) -> None:
         """rules.md R17d/e, R21: the game is over."""
-        self._phase = _Phase.OVER
+        self._decision = None
         self.over = True
         self.to_act = None
         self._legal = None
+        self._current = None
         self._order = []
+        self._order_end = 0
         self._position = 0
         places = placements(self._knocked_out_round, self._forfeited, winner)
         self.outcome = Outcome(winner, places, tuple(self._knocked_out_round), tuple(self._forfeited))
         self.events.append(GameEnded(winner, places))
 
-    def _snapshot(self, result: RoundResult | None) -> _RoundSnapshot:
+    def _snapshot(
+        self, knocked_out: tuple[int, ...], dogs: tuple[int, ...], forfeited: tuple[int, ...]
+    ) -> _RoundSnapshot:
         """The current round's facts, cheap to take; made a RoundRecord on demand."""
         return (
             self._round,
             self._dealer,
             self._hand_size,
             self._deck,
-            self._dealt,
+            self._round_status,
             self._turn_up,
             self._trump,
             self._no_trump,
             self._chooser,
-            tuple(self._completed_tricks) + tuple(self._completed[len(self._completed_tricks) :]),
-            tuple(self._tricks_won),
-            tuple(sorted(result.knocked_out + result.forfeited)) if result else (),
-            result.dogs if result else (),
-            result.forfeited if result else tuple(sorted(self._round_forfeits)),
+            self._completed,
+            self._tricks_won_now,
+            knocked_out,
+            dogs,
+            forfeited,
         )
 
 
 _RoundSnapshot = tuple[Any, ...]
-"""RoundRecord's fields in order, except that ``tricks`` may still be raw (``_RawTrick``)."""
+"""RoundRecord's fields in order, except ``deck`` (positions in canonical order) and
+``hands`` (the seats' status this round: the hands are dealt again from the deck)."""
 
 
 def _to_record(snapshot: _RoundSnapshot) -> RoundRecord:
     fields = list(snapshot)
-    fields[9] = tuple(trick if isinstance(trick, Trick) else Trick(*trick) for trick in fields[9])
+    deck, status = fields[3], fields[4]
+    hands, _ = deal_positions(deck, fields[1], status, fields[2])
+    fields[3] = itemgetter(*deck)(CARDS)
+    fields[4] = tuple(tuple(CARDS[position] for position in hand) for hand in hands)
     return RoundRecord(*fields)
 
 

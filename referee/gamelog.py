@@ -57,6 +57,7 @@ def build_record(
     outcome = game.outcome
     if outcome is None:
         raise ValueError(f"game {game.game_id} is not over")
+    rounds = game.rounds
     return GameRecord(
         game_id=game.game_id,
         league=league,
@@ -68,14 +69,14 @@ def build_record(
         rules=game.rules.as_dict(),
         seed=seed,
         first_dealer=game.first_dealer,
-        decks=[[str(card) for card in r.deck] for r in game.rounds],
+        decks=[[str(card) for card in r.deck] for r in rounds],
         actions=actions,
         faults=faults,
         placements=outcome.placements,
         winner=outcome.winner,
         knocked_out_round=outcome.knocked_out_round,
         forfeited=outcome.forfeited,
-        rounds=[round_summary(r) for r in game.rounds],
+        rounds=[round_summary(r) for r in rounds],
         withdrawn=tuple(withdrawn) or tuple(False for _ in seats),
         forfeits=list(forfeits),
     )

@@ -14,6 +14,8 @@ from referee.cards import CARDS
 from referee.rules import Rules
 from referee.views import SeatStatus
 
+_IN, _DOG, _OUT = SeatStatus.IN, SeatStatus.DOG, SeatStatus.OUT
+
 
 @dataclass(frozen=True, slots=True)
 class RoundResult:
@@ -68,26 +70,31 @@ def resolve_round(
     - If no non-forfeited seat survives as a normal player, the non-forfeited seats with
       the most tricks survive instead; if every seat in forfeited, nobody survives.
     """
-    players = [seat for seat, standing in enumerate(status) if standing is not SeatStatus.OUT]
-    meets = [
-        seat for seat in players if tricks_won[seat] >= (1 if status[seat] is SeatStatus.DOG else required)
-    ]
+    players: list[int] = []
+    meets: list[int] = []
+    for seat, standing in enumerate(status):
+        if standing is not _OUT:
+            players.append(seat)
+            if tricks_won[seat] >= (1 if standing is _DOG else required):
+                meets.append(seat)
     if not meets:
         most = max(tricks_won[seat] for seat in players)
         meets = [seat for seat in players if tricks_won[seat] == most]
-    survivors = [seat for seat in meets if seat not in forfeits]
-    rest = [seat for seat in players if seat not in forfeits]
-    if not survivors and rest:
-        most = max(tricks_won[seat] for seat in rest)
-        survivors = [seat for seat in rest if tricks_won[seat] == most]
-    failed = [seat for seat in rest if seat not in survivors]
-    dogs = [seat for seat in failed if dog_life and status[seat] is SeatStatus.IN]
-    return RoundResult(
-        survivors=tuple(survivors),
-        dogs=tuple(dogs),
-        knocked_out=tuple(seat for seat in failed if seat not in dogs),
-        forfeited=tuple(seat for seat in players if seat in forfeits),
-    )
+    survivors, rest = meets, players
+    forfeited: tuple[int, ...] = ()
+    if forfeits:
+        survivors = [seat for seat in meets if seat not in forfeits]
+        rest = [seat for seat in players if seat not in forfeits]
+        forfeited = tuple(seat for seat in players if seat in forfeits)
+        if not survivors and rest:
+            most = max(tricks_won[seat] for seat in rest)
+            survivors = [seat for seat in rest if tricks_won[seat] == most]
+    dogs: list[int] = []
+    knocked_out: list[int] = []
+    for seat in rest:
+        if seat not in survivors:  # failed
+            (dogs if dog_life and status[seat] is _IN else knocked_out).append(seat)
+    return RoundResult(tuple(survivors), tuple(dogs), tuple(knocked_out), forfeited)
 
 
 def pick_trump_chooser(
@@ -112,12 +119,16 @@ def pick_trump_chooser(
     if tiebreak and previous_chooser is not None and previous_chooser in candidates:
         return previous_chooser
     num_seats = len(tricks_won)
-    most = max(tricks_won[seat] for seat in candidates)
-    tied = [
-        seat
-        for seat in ((dealer + step) % num_seats for step in range(1, num_seats + 1))
-        if seat in candidates and tricks_won[seat] == most
-    ]
+    most = -1
+    tied: list[int] = []  # the candidates with the most tricks, clockwise from the dealer's left
+    for step in range(1, num_seats + 1):
+        seat = (dealer + step) % num_seats
+        if seat in candidates:
+            won = tricks_won[seat]
+            if won > most:
+                most, tied = won, [seat]
+            elif won == most:
+                tied.append(seat)
     if len(tied) == 1 or rules.trump_tiebreak == "dealer_left":
         return tied[0]
     return cut_for_trump(seed, next_round, tied)

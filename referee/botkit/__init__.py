@@ -1,6 +1,6 @@
 """The Python bot kit: write a Knockout Whist bot in a few lines (DESIGN.md §4).
 
-    from referee.botkit import Bot, serve
+    from referee.botkit import Bot, legal_cards, serve
 
     class Lowest(Bot):
         name = "lowest"
@@ -14,13 +14,47 @@
 The kit answers Hello with ``referee.PROTOCOL_VERSION``, turns each request into a
 :class:`SeatView` (own hand, public facts, ``view.legal``) and the bot's answer into an
 ``Action``. Helpers for common questions live in :mod:`referee.botkit.helpers`.
+
+Importing the kit loads only what serving needs. The game's types (``Card``, ``Suit``,
+``SeatView``...) are loaded on first use: a bot that names them only in annotations (with
+``from __future__ import annotations``; at run time they come with the first view) answers
+Hello sooner, while the kit loads them in the background (see :mod:`referee.botkit.server`).
 """
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
 
 from referee.botkit.bot import Bot, GameSummary
 from referee.botkit.helpers import can_pass, legal_cards, legal_suits, trick_winner, unseen_cards
 from referee.botkit.server import listen_address, serve, start
-from referee.cards import Card, Rank, Suit
-from referee.views import DecisionKind, Event, SeatStatus, SeatView, Trick
+
+if TYPE_CHECKING:
+    from referee.cards import Card, Rank, Suit
+    from referee.views import DecisionKind, Event, SeatStatus, SeatView, Trick
+
+_LOADED_ON_USE = {
+    "Card": "referee.cards",
+    "Rank": "referee.cards",
+    "Suit": "referee.cards",
+    "DecisionKind": "referee.views",
+    "Event": "referee.views",
+    "SeatStatus": "referee.views",
+    "SeatView": "referee.views",
+    "Trick": "referee.views",
+}
+
+
+def __getattr__(name: str) -> object:
+    """``referee.botkit.Card`` and the other game types, imported on first use (PEP 562)."""
+    module = _LOADED_ON_USE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "Bot",

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from referee.cards import Card, Suit
-from referee.views import Event, SeatView
+if TYPE_CHECKING:  # loaded with the first decision, not at start (see referee.botkit.server)
+    from referee.cards import Card, Suit
+    from referee.views import Event, SeatView
 
 
 @dataclass(frozen=True)
@@ -45,6 +47,8 @@ class Bot:
     def choose_trump(self, view: SeatView) -> Suit | None:
         """Return the trump suit for this round (rules.md R8), or None for no trump (only
         when ``view.rules.allow_no_trump``). Default: the suit held most, ties by suit order."""
+        from referee.cards import Suit  # loaded by then: the view is made of cards
+
         return max(Suit, key=lambda suit: (sum(card.suit is suit for card in view.hand), -suit.value))
 
     def observe(self, view: SeatView, events: Sequence[Event]) -> None:

@@ -5,10 +5,17 @@ The referee starts the bot with ``KWHIST_LISTEN`` set (``unix:/path/bot.sock`` o
 bot's code does not stop the server: that one call is answered with gRPC status INTERNAL
 naming the exception (the referee records a ``malformed`` fault) and the traceback goes
 to stderr.
+
+Start-up: this module imports only what serving needs (grpc, the generated stubs, the
+:class:`Bot` base). The decoding of requests (:mod:`referee.botkit.decide`: the codec and
+the game's types, ~20-40 ms of imports) is loaded by a background thread as soon as the
+server listens, while the referee connects and says Hello; a decision that comes before it
+is done waits for it.
 """
 
 from __future__ import annotations
 
+import importlib
 import os
 import signal
 import sys
@@ -17,6 +24,7 @@ import traceback
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager, nullcontext
+from types import ModuleType
 from typing import Any, TypeVar
 
 import grpc
@@ -25,9 +33,6 @@ import referee
 from referee._proto.knockout_whist.v1 import bot_pb2 as pb
 from referee._proto.knockout_whist.v1 import bot_pb2_grpc as pb_grpc
 from referee.botkit.bot import Bot, GameSummary
-from referee.cards import Card, Suit
-from referee.transport import codec
-from referee.views import Action, ChooseTrump, DecisionKind, Pass, Play
 
 ENV_LISTEN = "KWHIST_LISTEN"
 MAX_DETAIL = 400  # characters of an exception message sent back to the referee
@@ -50,21 +55,39 @@ def listen_address(argv: Sequence[str] | None = None, environ: dict[str, str] | 
     return address
 
 
-def _decide(bot: Bot, request: pb.DecisionRequest) -> pb.Action:
-    view, events = codec.request_to_view(request)
-    bot.observe(view, events)
-    action: Action
-    if view.decision is DecisionKind.CHOOSE_TRUMP:
-        suit = bot.choose_trump(view)
-        if suit is not None and not isinstance(suit, Suit):
-            raise TypeError(f"choose_trump() returned {suit!r}; expected a Suit or None (no trump)")
-        action = ChooseTrump(suit)
-    else:
-        card = bot.play(view)
-        if card is not None and not isinstance(card, Card):
-            raise TypeError(f"play() returned {card!r}; expected a Card or None (pass)")
-        action = Pass() if card is None else Play(card)
-    return codec.action_to_proto(action)
+DECIDE_MODULE = "referee.botkit.decide"
+WARM_UP_SWITCH_S = 0.0005  # the GIL switch interval while loading in the background (s)
+
+
+_decide_module: ModuleType | None = None
+
+
+def _decider() -> ModuleType:
+    """:mod:`referee.botkit.decide`, imported on first use; while the background thread is
+    still importing it, this waits for that import to finish (the module's import lock)."""
+    global _decide_module
+    if _decide_module is None:
+        _decide_module = importlib.import_module(DECIDE_MODULE)
+    return _decide_module
+
+
+def _load_in_background() -> None:
+    """Import the decoding part of the kit on a daemon thread. The GIL switch interval is
+    lowered meanwhile so that the serving threads (Hello) are not held up by it; an error
+    is left for the first decision to report."""
+
+    def load() -> None:
+        previous = sys.getswitchinterval()
+        sys.setswitchinterval(min(previous, WARM_UP_SWITCH_S))
+        try:
+            _decider()
+        except Exception:
+            pass  # the first Decide imports it again and answers INTERNAL with the error
+        finally:
+            sys.setswitchinterval(previous)
+
+    if _decide_module is None:
+        threading.Thread(target=load, name="kwhist-bot-load", daemon=True).start()
 
 
 class _Servicer(pb_grpc.KnockoutWhistBotServicer):
@@ -87,7 +110,7 @@ class _Servicer(pb_grpc.KnockoutWhistBotServicer):
         return pb.HelloReply(protocol_major=major, protocol_minor=minor, name=self._bot.name, author=self._bot.author)
 
     def Decide(self, request: pb.DecisionRequest, context: grpc.ServicerContext) -> pb.Action:  # noqa: N802
-        return self._guarded(context, lambda: _decide(self._bot, request))
+        return self._guarded(context, lambda: _decider().decide(self._bot, request))
 
     def GameOver(self, request: pb.GameSummary, context: grpc.ServicerContext) -> pb.Ack:  # noqa: N802
         summary = GameSummary(
@@ -103,7 +126,8 @@ class _Servicer(pb_grpc.KnockoutWhistBotServicer):
 def start(bot: Bot, address: str, max_workers: int = 4) -> grpc.Server:
     """Start serving ``bot`` on ``address`` in background threads; return the server
     (stop it with ``server.stop(grace_s)``). Raises SystemExit with a one-line message
-    when the address cannot be bound."""
+    when the address cannot be bound. Starts loading the decoding part of the kit in the
+    background (see the module docstring)."""
     server = grpc.server(ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="kwhist-bot"))
     pb_grpc.add_KnockoutWhistBotServicer_to_server(_Servicer(bot), server)
     try:
@@ -113,6 +137,7 @@ def start(bot: Bot, address: str, max_workers: int = 4) -> grpc.Server:
     if port == 0:
         raise SystemExit(f"{bot.name}: cannot listen on {address}")
     server.start()
+    _load_in_background()
     return server
 
 

@@ -11,6 +11,7 @@ non-root referee runs bwrap in a user namespace with further namespaces disabled
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 from collections.abc import Iterable, Mapping
@@ -40,11 +41,19 @@ def executable() -> str | None:
     return shutil.which("bwrap")
 
 
+@functools.cache
+def setpriv() -> str | None:
+    """Path of util-linux ``setpriv``, or None (looked up once)."""
+    found = shutil.which("setpriv")
+    if found is None and os.access("/usr/bin/setpriv", os.X_OK):
+        found = "/usr/bin/setpriv"
+    return found
+
+
 def setpriv_args(uid: int) -> list[str]:
     """``setpriv`` dropping to ``uid`` with no groups, no capabilities, no new privileges."""
-    setpriv = shutil.which("setpriv") or "/usr/bin/setpriv"
     return [
-        setpriv,
+        setpriv() or "/usr/bin/setpriv",
         f"--reuid={uid}",
         f"--regid={uid}",
         "--clear-groups",
@@ -139,8 +148,31 @@ def bwrap_argv(
 
     ``uid``: drop to this uid with setpriv (root referee); None runs bwrap in a user namespace.
     ``env`` is the bot's whole environment. Raises ConfigError for a missing ``ro_paths`` entry.
+    The mounts are resolved once per (settings, runtime paths, bot directory) and reused for
+    the referee's life: a path changed later (a symlink re-pointed, an ``ro_paths`` entry
+    removed) is seen only by a new referee, or fails the bot's start in bwrap.
     """
-    args = base_args(settings, as_root=uid is not None)
+    args = list(mount_args(resolved.runtime, resolved.runtime_paths, bot_dir, settings, uid is not None))
+    args += ["--bind", str(private.host), str(private.inside)]
+    args += ["--chdir", str(bot_dir), "--clearenv"]
+    for key, value in env.items():
+        args += ["--setenv", key, value]
+    args.append("--")
+    if uid is not None:
+        args += setpriv_args(uid)
+    args += resolved.argv
+    return args
+
+
+@functools.lru_cache(maxsize=256)
+def mount_args(
+    runtime: str, runtime_paths: tuple[Path, ...], bot_dir: Path, settings: SandboxSettings, as_root: bool
+) -> tuple[str, ...]:
+    """bwrap's options up to the bot's private directory: :func:`base_args`, then the
+    runtime's paths, the bot's directory and ``ro_paths`` read-only at their real paths (and
+    Node's ``node_modules``). Cached (see :func:`bwrap_argv`); raises ConfigError for a
+    missing ``ro_paths`` entry (not cached)."""
+    args = base_args(settings, as_root=as_root)
     made = {Path(p) for p in ("/", "/usr", "/etc", "/tmp", "/proc", "/dev")}
 
     def parents(destination: Path) -> list[str]:
@@ -152,20 +184,12 @@ def bwrap_argv(
                 dirs += ["--perms", "0755", "--dir", str(parent)]
         return dirs
 
-    binds = same_path_binds([*resolved.runtime_paths, bot_dir, *ro_paths(settings)])
+    binds = same_path_binds([*runtime_paths, bot_dir, *ro_paths(settings)])
     for path in binds:
         args += [*parents(path), "--ro-bind", str(path), str(path)]
         made.add(path)
-    if resolved.runtime == "node":
+    if runtime == "node":
         for source, destination in node_module_binds(bot_dir):
             if not _covered(destination, binds) and destination not in binds:
                 args += [*parents(destination), "--ro-bind", str(source), str(destination)]
-    args += ["--bind", str(private.host), str(private.inside)]
-    args += ["--chdir", str(bot_dir), "--clearenv"]
-    for key, value in env.items():
-        args += ["--setenv", key, value]
-    args.append("--")
-    if uid is not None:
-        args += setpriv_args(uid)
-    args += resolved.argv
-    return args
+    return tuple(args)

@@ -7,6 +7,7 @@ a path relative to the bot's directory, an absolute path, or a name on the refer
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import stat
@@ -37,9 +38,11 @@ def _under(path: Path, parent: Path) -> bool:
     return path == parent or parent in path.parents
 
 
+@functools.cache
 def python_paths() -> tuple[Path, ...]:
     """The interpreter's installation, the virtualenv, and the referee package's source
-    directory when it is installed editable (so ``import referee.botkit`` works in a bot)."""
+    directory when it is installed editable (so ``import referee.botkit`` works in a bot).
+    Computed once (none of them moves while the referee runs)."""
     paths = {Path(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix)}
     paths.add(Path(os.path.realpath(sys.executable)).parent)
     import referee

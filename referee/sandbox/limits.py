@@ -4,9 +4,10 @@ Hard = soft for every rlimit, so a bot cannot raise them back (sandbox.md "Limit
 exception is ``RLIMIT_CPU``, whose hard limit is one second above the soft one so that the
 kernel sends ``SIGXCPU`` (which names the limit) before ``SIGKILL``.
 
-The function returned by :func:`make_preexec` runs in the forked child, possibly while other
-threads of the referee held locks at the fork: it only makes system calls (``write``,
-``setrlimit``, ``prctl``), prepared in the parent.
+On Linux the rlimits are set by the start wrapper (:mod:`referee.sandbox.wrapper`, util-linux
+``prlimit``). Elsewhere the function returned by :func:`make_preexec` runs in the forked
+child, possibly while other threads of the referee held locks at the fork: it only makes
+system calls (``write``, ``setrlimit``, ``prctl``), prepared in the parent.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """A bot's stdout and stderr, drained continuously into a capped log (sandbox.md "Limits").
 
-One daemon thread per stream reads the pipe as the bot writes it (never ``communicate()``).
+One daemon thread per bot reads both pipes as the bot writes them (never ``communicate()``).
 Per stream the first ``cap`` bytes go to the log as they arrive (so ``tail -f`` shows a bot
 starting); the last ``cap`` bytes are kept in memory and written when the stream is finished;
 everything in between is counted and dropped. The referee's memory stays flat whatever a bot
@@ -88,40 +88,51 @@ class OutputLog:
                 self._file.write(data)
 
     def start(self, stdout_fd: int, stderr_fd: int) -> None:
-        for capture, fd in ((self.stdout, stdout_fd), (self.stderr, stderr_fd)):
-            thread = threading.Thread(
-                target=self._drain, args=(capture, fd), name=f"drain-{self.path.name}-{capture.name}", daemon=True
-            )
-            thread.start()
-            self._threads.append(thread)
+        thread = threading.Thread(
+            target=self._drain,
+            args=({stdout_fd: self.stdout, stderr_fd: self.stderr},),
+            name=f"drain-{self.path.name}",
+            daemon=True,
+        )
+        thread.start()
+        self._threads.append(thread)
 
-    def _drain(self, capture: StreamCapture, fd: int) -> None:
+    def _drain(self, streams: dict[int, StreamCapture]) -> None:
         poller = select.poll()
-        poller.register(fd, select.POLLIN | select.POLLHUP | select.POLLERR)
-        pending = bytearray()  # a partial line: held back so the streams interleave by lines
+        for fd in streams:
+            poller.register(fd, select.POLLIN | select.POLLHUP | select.POLLERR)
+        pending = {fd: bytearray() for fd in streams}  # partial lines: held back so the streams interleave by lines
+        live = set(streams)
         try:
-            while not self._stop.is_set():
-                if not poller.poll(200):
-                    continue
-                try:
-                    data = os.read(fd, CHUNK)
-                except InterruptedError:
-                    continue
-                except OSError:
-                    return
-                if not data:
-                    return
-                head = capture.add(data)
-                pending += head
-                cut = pending.rfind(b"\n") + 1
-                if len(head) < len(data) or len(pending) >= LINE_MAX:
-                    cut = len(pending)  # the head is full, or a very long line
-                if cut:
-                    self._append(bytes(pending[:cut]))
-                    del pending[:cut]
+            while live and not self._stop.is_set():
+                for fd, _event in poller.poll(200):
+                    try:
+                        data = os.read(fd, CHUNK)
+                    except InterruptedError:
+                        continue
+                    except OSError:
+                        data = b""
+                    if not data:  # end of this stream
+                        poller.unregister(fd)
+                        live.discard(fd)
+                        self._end(fd, pending[fd])
+                        continue
+                    head = streams[fd].add(data)
+                    held = pending[fd]
+                    held += head
+                    cut = held.rfind(b"\n") + 1
+                    if len(head) < len(data) or len(held) >= LINE_MAX:
+                        cut = len(held)  # the head is full, or a very long line
+                    if cut:
+                        self._append(bytes(held[:cut]))
+                        del held[:cut]
         finally:
-            self._append(bytes(pending))
-            os.close(fd)
+            for fd in live:
+                self._end(fd, pending[fd])
+
+    def _end(self, fd: int, held: bytearray) -> None:
+        self._append(bytes(held))
+        os.close(fd)
 
     def wait(self, timeout_s: float) -> bool:
         """Wait up to ``timeout_s`` s for both streams to end; True when they have."""

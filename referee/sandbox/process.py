@@ -14,6 +14,7 @@ from referee.sandbox.cgroups import Cgroup
 from referee.sandbox.detail import describe_exit
 from referee.sandbox.output import OutputLog
 from referee.sandbox.settings import SandboxSettings
+from referee.sandbox.uids import UidClaim
 from referee.sandbox.workdir import PrivateDir, short_root
 
 KILL_WAIT_S = 5.0
@@ -28,6 +29,7 @@ class BotProcess:
     ``address``: what the referee dials (``unix:/abs/host/path/bot.sock``). ``pid``: the
     process we started (under bwrap, the outer ``bwrap``). ``uid``: the uid the bot runs as.
     ``log_path``: its capped log, kept after :meth:`kill`. ``mode``: the effective sandbox mode.
+    Built by :func:`referee.sandbox.launch` (``uid``: the slot uid it holds for the bot, if any).
     Call :meth:`kill` when done with it, also after it exited on its own: that reaps its whole
     tree, finishes the log and removes its private directory and cgroup.
     """
@@ -42,7 +44,7 @@ class BotProcess:
         log: OutputLog,
         private: PrivateDir,
         cgroup: Cgroup | None,
-        uid: int | None,
+        uid: UidClaim | None,
         settings: SandboxSettings,
     ) -> None:
         self.name = name
@@ -50,14 +52,15 @@ class BotProcess:
         self.mode = mode
         self.address = f"unix:{private.socket_host}"
         self.pid = popen.pid
-        self.uid = uid if uid is not None else os.geteuid()
+        self.uid = uid.uid if uid is not None else os.geteuid()
         self.log_path = log.path
         self.settings = settings
         self._popen = popen
         self._log = log
         self._private = private
         self._cgroup = cgroup
-        self._slot_uid = uid
+        self._slot_uid = uid.uid if uid is not None else None
+        self._uid_claim = uid  # released once the whole tree is reaped
         self._lock = threading.RLock()
         self._kill_started = False
         self._killed_running = False  # kill() found it still running
@@ -119,6 +122,8 @@ class BotProcess:
                 if not self._killed_running:
                     self.exit_detail()
             self._kill_tree()
+            if self._uid_claim is not None:
+                self._uid_claim.release()
             self._done = True
         with _registry_lock:
             if _registry.get(self.slot) is self:

@@ -155,3 +155,13 @@ def test_remove_deletes_wal_companions(tmp_path: Path) -> None:
     assert not path.exists() and not Path(f"{path}-wal").exists()
     with open_store(path) as store:
         assert store.game_count() == 0
+
+
+def test_a_records_json_is_what_asdict_gives() -> None:
+    """``to_json`` skips asdict's deep copy; the stored JSON must not change for it."""
+    import json
+    from dataclasses import asdict
+
+    for record in sample_records():
+        assert json.dumps(record.to_json()) == json.dumps(asdict(record))
+        assert GameRecord.from_json(json.loads(json.dumps(record.to_json()))) == record

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from dataclasses import fields
 from typing import Any, get_args, get_type_hints
 
@@ -14,7 +16,7 @@ from referee._proto.knockout_whist.v1 import bot_pb2 as pb
 from referee.cards import CARDS, Suit
 from referee.game import Game
 from referee.rules import Rules
-from referee.transport import MalformedReply
+from referee.transport import MalformedReply, codec, decode
 from referee.transport.codec import (
     action_to_proto,
     message_json,
@@ -237,3 +239,27 @@ def test_no_message_has_a_field_that_could_carry_hidden_cards() -> None:
             if field.message_type is not None and field.message_type.name == "Card":
                 found.add(f"{message.name}.{field.name}")
     assert found == CARD_FIELDS_ALLOWED
+
+
+# --- the bot's side imports little (referee.transport.decode) ----------------------
+
+REFEREE_ONLY = ("json", "google.protobuf.json_format", "referee.transport.wire", "referee.transport.codec")
+
+
+def test_a_bots_decisions_load_no_json_and_no_request_encoder() -> None:
+    """A Python bot loads ``referee.botkit.decide`` before its first decision: it must not
+    pull in the referee's JSON evidence (json, json_format) or its wire encoder."""
+    probe = f"import sys, referee.botkit.decide; print([m for m in {REFEREE_ONLY!r} if m in sys.modules])"
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60)
+    assert result.stdout.strip() == "[]", result.stderr
+
+
+@pytest.mark.parametrize("name", ["request_to_view", "action_to_proto", "card_to_proto", "rules_from_proto"])
+def test_codec_re_exports_the_bot_side_instead_of_copying_it(name: str) -> None:
+    assert getattr(codec, name) is getattr(decode, name)
+
+
+@pytest.mark.parametrize("thing", ["AS", None, CARDS[0]])
+def test_action_to_proto_refuses_what_is_not_an_action(thing: object) -> None:
+    with pytest.raises(TypeError, match="not an action"):
+        action_to_proto(thing)  # type: ignore[arg-type]

@@ -1,0 +1,37 @@
+"""One decision on the bot's side: the request becomes a :class:`SeatView` (by
+``referee.transport.decode``), the bot is asked, its answer becomes an ``Action`` message.
+
+This is the part of the kit that needs the game's types (``referee.views``, ``cards``,
+``rules``) and the request decoder; :mod:`referee.botkit.server` loads it in the
+background once the bot listens, so that a bot answers Hello without waiting for it
+(DESIGN.md §4).
+"""
+
+from __future__ import annotations
+
+from referee._proto.knockout_whist.v1 import bot_pb2 as pb
+from referee.botkit.bot import Bot
+from referee.cards import Card, Suit
+from referee.transport import decode
+from referee.views import Action, ChooseTrump, DecisionKind, Pass, Play
+
+
+def decide(bot: Bot, request: pb.DecisionRequest) -> pb.Action:
+    """Decode ``request``, tell ``bot`` the events (:meth:`Bot.observe`), ask it to choose
+    trump or play, and encode its answer. Raises TypeError when the bot answers with
+    something other than a Suit / Card / None, ValueError (or ``MalformedReply``) for a
+    request that cannot be decoded."""
+    view, events = decode.request_to_view(request)
+    bot.observe(view, events)
+    action: Action
+    if view.decision is DecisionKind.CHOOSE_TRUMP:
+        suit = bot.choose_trump(view)
+        if suit is not None and not isinstance(suit, Suit):
+            raise TypeError(f"choose_trump() returned {suit!r}; expected a Suit or None (no trump)")
+        action = ChooseTrump(suit)
+    else:
+        card = bot.play(view)
+        if card is not None and not isinstance(card, Card):
+            raise TypeError(f"play() returned {card!r}; expected a Card or None (pass)")
+        action = Pass() if card is None else Play(card)
+    return decode.action_to_proto(action)
