@@ -10,6 +10,8 @@ start-up (~0.2 s of CPU each) is left out; the timeout fraction counts every dec
 
 from __future__ import annotations
 
+import os
+
 import common
 from common import Figure
 
@@ -18,8 +20,9 @@ MEASURED_GAMES = 48
 MOVE_MS = 200
 
 
-def league(concurrency: int, games: int, mode: str, seed: int) -> tuple[float, float, int, int]:
-    """(games/s, decisions/s, decisions, timeouts) of one league run."""
+def league(concurrency: int, games: int, mode: str, seed: int) -> tuple[float, float, int, int, float, float]:
+    """(games/s, decisions/s, decisions, timeouts, machine cores busy, referee cores) of one
+    league run; the last two over the measured window."""
     import trio
 
     from fixtures import NullReporter, league_spec
@@ -42,7 +45,9 @@ def league(concurrency: int, games: int, mode: str, seed: int) -> tuple[float, f
     window = finished[-1] - finished[warmup - 1]
     measured = len(finished) - warmup
     decisions = sum(reporter.decisions[warmup:])
-    return measured / window, decisions / window, sum(reporter.decisions), reporter.timeouts
+    busy = (reporter.busy[-1] - reporter.busy[warmup - 1]) / window
+    referee = (reporter.referee_cpu[-1] - reporter.referee_cpu[warmup - 1]) / window
+    return measured / window, decisions / window, sum(reporter.decisions), reporter.timeouts, busy, referee
 
 
 def main() -> None:
@@ -50,11 +55,15 @@ def main() -> None:
     games = 12 if args.quick else MEASURED_GAMES
     games_rate: dict[int, list[float]] = {c: [] for c in CONCURRENCY}
     decision_rate: dict[int, list[float]] = {c: [] for c in CONCURRENCY}
+    busy: dict[int, list[float]] = {c: [] for c in CONCURRENCY}
+    referee_cores: dict[int, list[float]] = {c: [] for c in CONCURRENCY}
     timeouts: list[float] = []
     for rep in range(args.reps):
         total = late = 0
         for concurrency in CONCURRENCY:
-            rate, drate, decisions, timed_out = league(concurrency, games, args.sandbox, seed=rep)
+            rate, drate, decisions, timed_out, cores, referee = league(concurrency, games, args.sandbox, seed=rep)
+            busy[concurrency].append(cores)
+            referee_cores[concurrency].append(referee)
             games_rate[concurrency].append(rate)
             decision_rate[concurrency].append(drate)
             total += decisions
@@ -64,7 +73,11 @@ def main() -> None:
     for concurrency in CONCURRENCY:
         figures.append(Figure(f"games_c{concurrency}", f"concurrency {concurrency}: games/s", "games/s", games_rate[concurrency]))
         figures.append(Figure(f"decisions_c{concurrency}", f"concurrency {concurrency}: decisions/s", "decisions/s", decision_rate[concurrency]))
+        figures.append(Figure(f"busy_c{concurrency}", f"concurrency {concurrency}: machine CPU busy (of {os.cpu_count()} cores)", "cores", busy[concurrency]))
+        figures.append(Figure(f"referee_c{concurrency}", f"concurrency {concurrency}: of which the referee process", "cores", referee_cores[concurrency]))
+    cores = os.cpu_count() or 1
     figures += [
+        Figure("ceiling", "ceiling of 4 ÷ 1 if CPU per decision stayed as at 1: cores ÷ busy at 1", "×", [cores / value for value in busy[1]]),
         Figure("ratio_4_1", "games/s at 4 ÷ at 1", "×", common.ratio_values(games_rate[4], games_rate[1])),
         Figure("ratio_8_4", "games/s at 8 ÷ at 4", "×", common.ratio_values(games_rate[8], games_rate[4])),
         Figure("timeouts", f"decisions recorded as timeouts (move_ms = {MOVE_MS})", "", timeouts),

@@ -103,6 +103,14 @@ def league_spec(
     )
 
 
+def machine_busy_s() -> float:
+    """Seconds of CPU the whole machine has spent busy (all cores, not idle or waiting for
+    I/O) since boot, from ``/proc/stat`` (clock ticks of 1/100 s)."""
+    with open("/proc/stat") as stat:
+        ticks = [int(value) for value in stat.readline().split()[1:]]
+    return (sum(ticks) - ticks[3] - ticks[4]) / 100
+
+
 class NullReporter:
     """A league Reporter that only counts and timestamps finished games."""
 
@@ -110,8 +118,11 @@ class NullReporter:
         import time
 
         self._clock = time.perf_counter
+        self._process_time = time.process_time
         self.finished: list[float] = []
         self.decisions: list[int] = []
+        self.busy: list[float] = []  # the machine's busy CPU time (s, all cores) at each finish
+        self.referee_cpu: list[float] = []  # this process's CPU time (s) at each finish
         self.timeouts = 0
 
     def game_started(self, fixture: object) -> None:
@@ -119,6 +130,8 @@ class NullReporter:
 
     def game_finished(self, record: object) -> None:
         self.finished.append(self._clock())
+        self.busy.append(machine_busy_s())
+        self.referee_cpu.append(self._process_time())
         actions = getattr(record, "actions")
         self.decisions.append(len(actions))
         self.timeouts += sum(1 for action in actions if action.fault == "timeout")

@@ -64,7 +64,7 @@ def _median(figure: Figure) -> str:
 
 TARGETS = (
     Target("B2", "referee ≤ 1.10 × the rotating floor", "overhead", lambda f: f.median <= 1.10, _median, 1.10),
-    Target("B2", "≤ 25 µs of referee CPU per decision (trio thread)", "thread_cpu_us", lambda f: f.median <= 25, _median, 25),
+    Target("B2", "≤ 25 µs of referee CPU per decision (its own work, in a league)", "thread_cpu_us", lambda f: f.median <= 25, _median, 25),
     Target("B3", "engine ≥ 2.5 × OpenSpiel's decisions/s", "ratio", lambda f: f.median >= 2.5, _median, 2.5),
     Target("B4", "concurrency 4 ≥ 1.9 × concurrency 1", "ratio_4_1", lambda f: f.median >= 1.9, _median, 1.9),
     Target("B4", "concurrency 8 not below 4", "ratio_8_4", lambda f: f.median >= 1.0, _median, 1.0),
