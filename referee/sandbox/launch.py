@@ -9,6 +9,7 @@ import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from referee.errors import BotError
 from referee.sandbox import bwrap, limits, uids, wrapper
@@ -239,10 +240,11 @@ def _start(
 
 
 def _spawn(
-    argv: list[str], bot_dir: Path, env: Mapping[str, str], out_w: int, err_w: int
+    argv: list[str], bot_dir: Path, env: Mapping[str, str], out_w: int, err_w: int, **extra: Any
 ) -> Callable[[], subprocess.Popen[bytes]]:
     """Start ``argv`` (the wrapper, which does the rest) in a new session: no ``preexec_fn``,
-    so ``subprocess`` uses ``vfork()``."""
+    so ``subprocess`` uses ``vfork()``. ``extra``: further ``Popen`` arguments (only the
+    forking fallback passes any)."""
 
     def spawn() -> subprocess.Popen[bytes]:
         return subprocess.Popen(
@@ -254,6 +256,7 @@ def _spawn(
             stderr=err_w,
             start_new_session=True,
             close_fds=True,
+            **extra,
         )
 
     return spawn
@@ -274,21 +277,7 @@ def _forking_spawn(
     ``preexec_fn`` joins the cgroups, sets the rlimits and the death signal in the forked
     child (``subprocess`` then forks the whole referee)."""
     preexec = limits.make_preexec(rlimits, cgroup_fds, die_with_parent=mode != "bwrap")
-
-    def spawn() -> subprocess.Popen[bytes]:
-        return subprocess.Popen(
-            argv,
-            cwd=bot_dir,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=out_w,
-            stderr=err_w,
-            start_new_session=True,
-            close_fds=True,
-            preexec_fn=preexec,
-            user=drop,
-            group=drop,
-            extra_groups=[] if drop is not None else None,
-        )
-
-    return spawn
+    return _spawn(
+        argv, bot_dir, env, out_w, err_w,
+        preexec_fn=preexec, user=drop, group=drop, extra_groups=[] if drop is not None else None,
+    )  # fmt: skip
