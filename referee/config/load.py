@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from referee.config.messages import describe, describe_toml
+from referee.config.messages import bot_label, describe, describe_toml
 from referee.config.paths import check_bot_files, check_ro_paths
 from referee.config.schema import BotModel, FileModel, RulesModel
 from referee.config.settings import BotSpec, LeagueConfig, LeagueSettings, SandboxSection, default_bot_dir
@@ -55,7 +55,7 @@ def load_config(path: Path) -> LeagueConfig:
     try:
         model = FileModel.model_validate(data)
     except ValidationError as error:
-        raise ConfigError(f"{path}: {describe(error, FileModel)}") from None
+        raise ConfigError(f"{path}: {describe(error, FileModel, data)}") from None
     return _build(model, path, text)
 
 
@@ -86,9 +86,10 @@ def _build(model: FileModel, path: Path, text: str) -> LeagueConfig:
     sandbox = SandboxSection(**{**model.sandbox.model_dump(), "ro_paths": tuple(model.sandbox.ro_paths)})
     bots = tuple(_bot_spec(bot) for bot in model.bots)
     check_ro_paths(path, "sandbox.ro_paths", sandbox.ro_paths)
-    for index, bot in enumerate(bots):
-        check_bot_files(path, index, bot)
-        check_ro_paths(path, f"bots[{index}].ro_paths", bot.ro_paths)
+    for written_bot, bot in zip(model.bots, bots):
+        label = bot_label(0, {"name": bot.name})
+        check_bot_files(path, label, bot, tuple(written_bot.command or ()), dir_written=written_bot.dir is not None)
+        check_ro_paths(path, f"{label}: ro_paths", bot.ro_paths)
     written = [bot.model_dump() for bot in model.bots]
     fingerprint = config_fingerprint(league, rules, time, faults, sandbox, written)
     return LeagueConfig(league, rules, time, faults, sandbox, bots, path, text, fingerprint)

@@ -9,26 +9,44 @@ keys raise :class:`pydantic_core.PydanticCustomError` of type ``"config"`` whose
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
+import unicodedata
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
+from referee.config.messages import ordinal
 from referee.rules import DogLife, DogPlay, FirstLead, RequiredTricks, TrumpTiebreak, TurnUp
 
 Format = Literal["round_robin", "gauntlet"]
 Preset = Literal["league", "strict", "debug"]
 SandboxMode = Literal["auto", "bwrap", "rlimits", "none"]
 
-BOT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
+NAME_RULE = "a name of letters, digits, '-', '_', '.' (at most 40, starting with a letter or digit)"
 _HOST_PORT = re.compile(r"^(?:[A-Za-z0-9_.-]+|\[[0-9A-Fa-f:.]+\]):(\d{1,5})$")
 
 
 def problem(key: str, message: str) -> PydanticCustomError:
     """A cross-key error: ``key`` is the key path below the raising model."""
     return PydanticCustomError("config", message, {"key": key})
+
+
+def is_name(text: str) -> bool:
+    """Whether ``text`` is a bot or league name: 1-40 characters, each a letter of any
+    script (with its accents), a digit, ``-``, ``_`` or ``.``; the first a letter or digit.
+    So ``josé`` and ``Łukasz_2`` are names; ``be ta`` and ``[red]x`` are not."""
+    if not 1 <= len(text) <= 40 or unicodedata.category(text[0])[0] not in "LN":
+        return False
+    return all(char in "-_." or unicodedata.category(char)[0] in "LM" or unicodedata.category(char) == "Nd" for char in text)
+
+
+def _check_name(value: str | None) -> str | None:
+    if value is not None and not is_name(value):
+        raise problem("", f"expected {NAME_RULE}, got {json.dumps(value, ensure_ascii=False)}")
+    return value
 
 
 def _int(default: int, low: int, high: int | None = None) -> Any:
@@ -43,7 +61,7 @@ class Section(BaseModel):
 
 
 class LeagueModel(Section):
-    name: str | None = Field(default=None, pattern=BOT_NAME.pattern, description="a name of letters, digits, '-', '_', '.'")
+    name: str | None = Field(default=None, description=NAME_RULE)
     seed: int = Field(default=0, description="an integer")
     table_size: int = _int(4, 2, 7)
     deals: int = _int(1, 1)
@@ -51,6 +69,8 @@ class LeagueModel(Section):
     results: str | None = Field(default=None, min_length=1, description="a file path such as \"results/demo.sqlite\"")
     format: Format = "round_robin"
     challengers: list[str] = Field(default_factory=list, description="a list of bot names")
+
+    _name = field_validator("name")(_check_name)
 
 
 class RulesModel(Section):
@@ -99,13 +119,15 @@ class SandboxModel(Section):
 
 
 class BotModel(Section):
-    name: str = Field(pattern=BOT_NAME.pattern, description="a name of letters, digits, '-', '_', '.' (at most 40)")
+    name: str = Field(description=NAME_RULE)
     command: list[str] | None = Field(
         default=None, min_length=1, description="a list of strings such as [\"python\", \"bot.py\"], or one string"
     )
     address: str | None = Field(default=None, description="an address 'host:port' or 'unix:/path'")
     dir: str | None = Field(default=None, min_length=1, description="the bot's directory, a path")
     ro_paths: list[str] = Field(default_factory=list, description="a list of paths")
+
+    _name = field_validator("name")(_check_name)
 
     @field_validator("command", mode="before")
     @classmethod
@@ -157,7 +179,11 @@ class FileModel(Section):
         seen: dict[str, int] = {}
         for number, bot in enumerate(self.bots):
             if bot.name in seen:
-                raise problem(f"bots[{number}].name", f"duplicate bot name '{bot.name}' (bots[{seen[bot.name]}] has it too)")
+                raise problem(
+                    "",
+                    f"two [[bots]] tables are named {json.dumps(bot.name, ensure_ascii=False)} "
+                    f"(the {ordinal(seen[bot.name] + 1)} and the {ordinal(number + 1)}): give each bot its own name",
+                )
             seen[bot.name] = number
         league = self.league
         if league.format == "round_robin" and league.challengers:
