@@ -55,9 +55,19 @@ class Rules:
     def from_dict(cls, data: dict[str, object]) -> Rules:
         return cls(**data)  # type: ignore[arg-type]
 
+    def options(self) -> list[str]:
+        """The variants that differ from the defaults as ``--rule`` values (``KEY=VALUE``,
+        booleans as ``true``/``false``): ``["dog_life=off", "allow_no_trump=true"]``."""
+        return [f"{key}={str(value).lower() if isinstance(value, bool) else value}" for key, value in self.differences().items()]
+
     def summary(self) -> str:
-        """One line naming every variant, e.g. for the standings header."""
-        return ", ".join(f"{f.name}={getattr(self, f.name)}" for f in fields(self))
+        """The rules line under the standings: only the variants that differ from the
+        defaults, ``"dog_life=off, start_hand_size=5 (defaults otherwise)"``, or
+        ``"defaults"``. At most 2 changed variants stay within 80 characters."""
+        changed = self.options()
+        if not changed:
+            return "defaults"
+        return ", ".join(changed) + (" (defaults otherwise)" if len(changed) < len(fields(self)) else "")
 
     def differences(self) -> dict[str, object]:
         """The variants that differ from the defaults."""

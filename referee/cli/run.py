@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 import trio
+from rich.markup import escape
 from referee.cli.main import positive_int
 from referee.report.console import make_console
 
@@ -42,16 +43,16 @@ def run(args: argparse.Namespace) -> int:
     store = open_results(config, args.results, resume=args.resume)
     already = len(store.finished_game_ids())
     console.print(
-        f"[bold]{spec.name}[/]: {len(config.bots)} bots, {len(fixtures)} games at tables of "
+        f"[bold]{escape(spec.name)}[/]: {len(config.bots)} bots, {len(fixtures)} games at tables of "
         f"{config.league.table_size}, {spec.concurrency} at once"
         + (f"; {already} already played" if already else "")
     )
-    console.print(f"rules: {spec.rules.summary()}")
+    console.print(f"rules: {spec.rules.summary()}", highlight=False)
     reporter = make_reporter(
         console, total=len(fixtures), done=already, live=not args.no_live, standings=lambda: store_standings(store, spec)
     )
     with shutdown_guard(console, store), reporter:
         trio.run(run_league, spec, fixtures, store, reporter)
-    print_standings(console, store_standings(store, spec), title=f"Standings — {spec.name}", rules_line=f"rules: {spec.rules.summary()}")
+    print_standings(console, store_standings(store, spec), title=f"Standings — {escape(spec.name)}", rules_line=f"rules: {spec.rules.summary()}")
     console.print(f"results: {store.path}   (referee standings {store.path})")
     return 0

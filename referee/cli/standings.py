@@ -8,6 +8,8 @@ import json
 import sys
 from pathlib import Path
 
+from rich.markup import escape
+
 from referee.report.console import make_console
 
 from referee.report.standings_table import print_standings
@@ -36,5 +38,5 @@ def run(args: argparse.Namespace) -> int:
     else:
         rules = Rules.from_dict(records[0].rules).summary() if records else None
         meta = store.meta()
-        print_standings(make_console(), standings, title=f"Standings — {meta.get('league', '')}", rules_line=f"rules: {rules}" if rules else None)
+        print_standings(make_console(), standings, title=f"Standings — {escape(str(meta.get('league', '')))}", rules_line=f"rules: {rules}" if rules else None)
     return 0

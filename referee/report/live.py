@@ -61,7 +61,7 @@ class LiveReporter:
             MofNCompleteColumn(),
             TimeElapsedColumn(),
             TimeRemainingColumn(),
-            TextColumn("{task.fields[last]}"),
+            TextColumn("{task.fields[last]}", markup=False),  # bot names are not markup
             console=console,
         )
         self.task = self.progress.add_task("games", total=total, completed=done, last="")
