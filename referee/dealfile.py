@@ -9,6 +9,8 @@ The format (TOML; a file ending in ``.json`` may hold the same keys as JSON)::
 
     first_dealer = 2     # optional: the seat (0-based) that deals round 1; else drawn from the seed
     seed = 1234          # optional: the game seed (rounds not listed, cut draws); else --seed
+    [rules]              # optional: the rules the deal is played under (docs/rules.md §2), as in a config
+    dog_life = "off"     # keys not listed keep their defaults
     [rounds]             # round number = its 52 cards in deal order, deck position 0 first
     1 = "AS KH 7C ..."   # card names: rank 2-9 T J Q K A then suit S H D C; spaces or commas between
     3 = ["QD", "2C", ...]  # an array of names works too
@@ -31,13 +33,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pydantic import Field, ValidationError
+
 from referee.cards import CARDS, Card, parse_card
-from referee.config.messages import describe_toml
+from referee.config.messages import describe, describe_toml
+from referee.config.schema import RulesModel, Section
 from referee.errors import ConfigError
 from referee.records import GameRecord
 from referee.rules import Rules
 
-KEYS = ("first_dealer", "seed", "rounds")
+KEYS = ("first_dealer", "seed", "rules", "rounds")
 _SEPARATORS = re.compile(r"[\s,]+")
 
 
@@ -45,11 +50,14 @@ _SEPARATORS = re.compile(r"[\s,]+")
 class Deal:
     """A parsed deal file. ``decks`` maps round number (1-based) to its 52 cards in deal
     order; ``first_dealer`` / ``seed`` are None when the file leaves them to the game;
-    ``source`` names the file in error messages; ``comment`` is written above the keys."""
+    ``rules`` is the rule set the deal was played under, None when the file has no
+    ``[rules]`` table (then ``--rule`` options decide); ``source`` names the file in error
+    messages; ``comment`` is written above the keys."""
 
     first_dealer: int | None = None
     seed: int | None = None
     decks: dict[int, tuple[Card, ...]] = field(default_factory=dict)
+    rules: Rules | None = None
     source: str = "deal file"
     comment: tuple[str, ...] = ()
 
@@ -86,6 +94,7 @@ def parse_deal(text: str, source: str = "deal file", *, as_json: bool = False) -
         raise ConfigError(f"{source}: unknown key {unknown[0]!r}: expected {', '.join(KEYS)}")
     first_dealer = _integer(data, "first_dealer", source, "a seat number >= 0 (0 = the first seat)", low=0)
     seed = _integer(data, "seed", source, "an integer", low=None)
+    rules = _rules(data, source)
     rounds = data.get("rounds", {})
     if not isinstance(rounds, dict):
         raise ConfigError(f"{source}: rounds: expected a table of round number = \"52 cards\", got {_show(rounds)}")
@@ -97,7 +106,7 @@ def parse_deal(text: str, source: str = "deal file", *, as_json: bool = False) -
         decks[number] = parse_deck(value, f"{source}: rounds.{key}")
     if first_dealer is None and not decks:
         raise ConfigError(f"{source}: fixes nothing: give first_dealer and/or a [rounds] table of decks")
-    return Deal(first_dealer=first_dealer, seed=seed, decks=dict(sorted(decks.items())), source=source)
+    return Deal(first_dealer=first_dealer, seed=seed, decks=dict(sorted(decks.items())), rules=rules, source=source)
 
 
 def parse_deck(value: object, where: str) -> tuple[Card, ...]:
@@ -131,21 +140,24 @@ def parse_deck(value: object, where: str) -> tuple[Card, ...]:
 
 
 def deal_from_record(record: GameRecord, source: str = "") -> Deal:
-    """The deal of a stored game: its first dealer, seed and the deck of every round played,
-    with comment lines naming the game and what each seat was dealt."""
+    """The deal of a stored game: its first dealer, seed, rules and the deck of every round
+    played, with comment lines naming the game and what each seat was dealt."""
     decks = {number: tuple(parse_card(name) for name in deck) for number, deck in enumerate(record.decks, start=1)}
-    seats = ", ".join(f"P{seat} {name}" for seat, name in enumerate(record.seats))
+    seats = ", ".join(f"seat {seat} {name}" for seat, name in enumerate(record.seats))
+    rules = Rules.from_dict(dict(record.rules))
     comment = [
         f"Deal of game {record.game_id}" + (f" in {source}" if source else "") + f": {seats}",
-        f"rules of that game: {_rule_options(record.rules)}" if _rule_options(record.rules) else "rules of that game: the defaults",
+        f"rules of that game: {rules.summary()}; play --deal uses them",
         "Replay it:  referee play BOT... --deal THIS_FILE   (a round not listed is shuffled from the seed)",
     ]
     for summary in record.rounds:
         hands = "; ".join(
-            f"P{seat} {' '.join(hand)}" for seat, hand in enumerate(summary.get("hands", [])) if hand
+            f"seat {seat} {' '.join(hand)}" for seat, hand in enumerate(summary.get("hands", [])) if hand
         )
-        comment.append(f"round {summary['round']} as played: dealer P{summary['dealer']}, {summary['hand_size']} cards: {hands}")
-    return Deal(first_dealer=record.first_dealer, seed=record.seed, decks=decks, source=source or record.game_id, comment=tuple(comment))
+        comment.append(f"round {summary['round']} as played: dealer seat {summary['dealer']}, {summary['hand_size']} cards: {hands}")
+    return Deal(
+        first_dealer=record.first_dealer, seed=record.seed, decks=decks, rules=rules, source=source or record.game_id, comment=tuple(comment)
+    )
 
 
 def format_deal(deal: Deal, *, as_json: bool = False) -> str:
@@ -157,6 +169,8 @@ def format_deal(deal: Deal, *, as_json: bool = False) -> str:
             data["first_dealer"] = deal.first_dealer
         if deal.seed is not None:
             data["seed"] = deal.seed
+        if deal.rules is not None:
+            data["rules"] = deal.rules.as_dict()
         data["rounds"] = {str(number): " ".join(map(str, deck)) for number, deck in sorted(deal.decks.items())}
         return json.dumps(data, indent=2) + "\n"
     lines = [f"# {line}" for line in deal.comment]
@@ -166,6 +180,9 @@ def format_deal(deal: Deal, *, as_json: bool = False) -> str:
         lines.append(f"first_dealer = {deal.first_dealer}")
     if deal.seed is not None:
         lines.append(f"seed = {deal.seed}")
+    if deal.rules is not None:
+        lines += ["", "[rules]  # the rules the deal was played under (docs/rules.md §2)"]
+        lines += [f"{key} = {json.dumps(value)}" for key, value in deal.rules.as_dict().items()]
     if deal.decks:
         lines += ["", "[rounds]  # round number = its 52 cards in deal order (deck position 0 first)"]
         lines += [f'{number} = "{" ".join(str(card) for card in deck)}"' for number, deck in sorted(deal.decks.items())]
@@ -203,13 +220,20 @@ def _round_number(key: object, source: str) -> int:
     return int(text)
 
 
-def _rule_options(rules: Mapping[str, Any]) -> str:
-    """The ``--rule`` options that differ from the defaults, e.g. ``--rule dog_life=off``."""
+class _DealRules(Section):
+    """The ``[rules]`` table of a deal file, validated like a config's (keys named ``rules.KEY``)."""
+
+    rules: RulesModel = Field(default=RulesModel(), description="a [rules] table")
+
+
+def _rules(data: Mapping[str, Any], source: str) -> Rules | None:
+    if "rules" not in data:
+        return None
     try:
-        differences = Rules.from_dict(dict(rules)).differences()
-    except TypeError:
-        return ""
-    return " ".join(f"--rule {key}={str(value).lower() if isinstance(value, bool) else value}" for key, value in differences.items())
+        model = _DealRules.model_validate({"rules": data["rules"]})
+    except ValidationError as error:
+        raise ConfigError(f"{source}: {describe(error, _DealRules)}") from None
+    return Rules(**model.rules.model_dump())
 
 
 def _show(value: object) -> str:

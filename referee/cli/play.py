@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import hashlib
 from pathlib import Path
 
@@ -13,11 +14,12 @@ from referee.report.console import make_console
 from referee.cli.botspec import SAMPLE_BOTS, parse_bots
 from referee.cli.setup import shutdown_guard
 from referee.config import rules_from_options
-from referee.dealfile import read_deal
+from referee.dealfile import Deal, read_deal
 from referee.errors import ConfigError
 from referee.faults import FaultPolicy
 from referee.league import LeagueSpec, play_fixture
 from referee.pool import BotPool
+from referee.rules import Rules
 from referee.report.live import placement_line
 from referee.report.standings_table import print_standings
 from referee.report.trace import print_trace
@@ -45,12 +47,39 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         type=Path,
         metavar="FILE",
         help="a deal file (TOML, or JSON): the first dealer, the deck of chosen rounds and optionally "
-        "the seed (replacing --seed) for every game; export one with  referee replay RESULTS GAME --export-deal FILE",
+        "the seed (replacing --seed) and the rules (a differing --rule is refused) for every game; "
+        "export one with  referee replay RESULTS GAME --export-deal FILE",
+    )
+    parser.add_argument(
+        "--override-rules",
+        action="store_true",
+        help="with --deal: let --rule change the rules the deal file carries (else a differing --rule is refused)",
     )
     parser.add_argument("--move-ms", type=positive_int, default=1000, help="time limit per decision in ms (default 1000)")
     parser.add_argument("--sandbox", choices=("auto", "bwrap", "rlimits", "none"), default="auto")
     parser.add_argument("--results", type=Path, default=Path("results/play.sqlite"), help="where the games are stored (replaced)")
     parser.set_defaults(handler=run)
+
+
+def deal_rules(deal: Deal, options: list[str], *, override: bool) -> Rules:
+    """The rules to play ``deal`` under: the deal file's own (``[rules]``) with the ``--rule``
+    ``options`` that agree with them; a differing option is refused (ConfigError, one line)
+    unless ``override``, when it replaces the deal's value. A deal file without rules is
+    played under the options alone, as before."""
+    given = rules_from_options(options)
+    if deal.rules is None:
+        return given
+    keys = [option.partition("=")[0].strip() for option in options]
+    differing = [key for key in keys if getattr(given, key) != getattr(deal.rules, key)]
+    if differing and not override:
+        key = differing[0]
+        value = deal.rules.as_dict()[key]
+        written = str(value).lower() if isinstance(value, bool) else value
+        raise ConfigError(
+            f"--rule {next(o for o in options if o.partition('=')[0].strip() == key)}: the deal file {deal.source} "
+            f"was played with {key}={written}; drop --rule, or add --override-rules to play it under other rules"
+        )
+    return dataclasses.replace(deal.rules, **{key: getattr(given, key) for key in keys})
 
 
 def game_seed(seed: int, game: int) -> int:
@@ -64,11 +93,13 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(f"play: {len(bots)} bots given; a table seats 2-7")
     if args.games < 1:
         raise ConfigError("play: --games must be at least 1")
-    rules = rules_from_options(args.rule)
-    rules.check_players(len(bots))
     deal = read_deal(args.deal) if args.deal is not None else None
+    rules = deal_rules(deal, args.rule, override=args.override_rules) if deal is not None else rules_from_options(args.rule)
+    rules.check_players(len(bots))
     if deal is not None:
         deal.check_seats(len(bots))
+        if deal.rules is not None:
+            console.print(f"rules of the deal file: {rules.summary()}", markup=False, highlight=False)
     settings = SandboxSettings(mode=args.sandbox)
     mode, warning = resolve_mode(settings)
     if warning:

@@ -110,3 +110,57 @@ def test_a_missing_deal_file_is_named(tmp_path: Path) -> None:
 def test_parse_errors_are_config_errors_naming_the_source() -> None:
     with pytest.raises(ConfigError, match=r"^mine\.toml: rounds\.1: card AS appears twice"):
         parse_deal(f'[rounds]\n1 = "AS {_without("KH")}"\n', "mine.toml")
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_a_deal_keeps_its_rules_through_format_and_parse(as_json: bool) -> None:
+    from referee.rules import Rules
+
+    rules = Rules(required_tricks="strict", dog_life="off", allow_no_trump=True, start_hand_size=4)
+    deal = Deal(first_dealer=1, decks={1: parse_cards(SHUFFLED)}, rules=rules)
+    again = parse_deal(format_deal(deal, as_json=as_json), as_json=as_json)
+    assert again.rules == rules and again.decks == deal.decks
+    assert parse_deal(format_deal(Deal(first_dealer=1), as_json=as_json), as_json=as_json).rules is None
+
+
+# (the [rules] table of a deal file, the exact error line)
+BAD_RULES = [
+    ('[rules]\ndog_life = "of"\n', "bad.toml: rules.dog_life: expected 'round1', 'any_round' or 'off', got \"of\""),
+    ('[rules]\ndog_lif = "off"\n', "bad.toml: unknown key 'rules.dog_lif' (did you mean 'dog_life'?)"),
+    ("rules = 3\n", "bad.toml: rules: expected a [rules] table, got 3"),
+]
+
+
+@pytest.mark.parametrize(("table", "line"), BAD_RULES)
+def test_a_bad_rules_table_in_a_deal_file_is_one_line(table: str, line: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        parse_deal("first_dealer = 0\n" + table, "bad.toml")
+    assert str(caught.value) == line
+
+
+def _deal_rules_cases() -> list[tuple[str, list[str], bool, object]]:
+    return [
+        ("no rules in the file: the options decide", ["dog_life=off"], False, {"dog_life": "off"}),
+        ("an agreeing option", ["start_hand_size=5"], False, {"start_hand_size": 5}),
+        ("a differing option", ["dog_life=any_round"], False,
+         "--rule dog_life=any_round: the deal file hand.toml was played with dog_life=round1; "
+         "drop --rule, or add --override-rules to play it under other rules"),
+        ("a differing option, overridden", ["dog_life=any_round"], True, {"start_hand_size": 5, "dog_life": "any_round"}),
+    ]
+
+
+@pytest.mark.parametrize(("options", "override", "expected"), [case[1:] for case in _deal_rules_cases()],
+                         ids=[case[0] for case in _deal_rules_cases()])
+def test_play_deal_rules_against_rule_options(options: list[str], override: bool, expected: object) -> None:
+    from referee.cli.play import deal_rules
+    from referee.rules import Rules
+
+    carried = None if options == ["dog_life=off"] else Rules(start_hand_size=5)
+    deal = Deal(first_dealer=0, rules=carried, source="hand.toml")
+    if isinstance(expected, str):
+        with pytest.raises(ConfigError) as caught:
+            deal_rules(deal, options, override=override)
+        assert str(caught.value) == expected
+    else:
+        assert isinstance(expected, dict)
+        assert deal_rules(deal, options, override=override) == Rules(**expected)

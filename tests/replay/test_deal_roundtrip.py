@@ -9,7 +9,7 @@ import pytest
 
 from referee.cards import CARDS
 from referee.dealfile import read_deal
-from tests.replay.helpers import play, referee, stored, without_times
+from tests.replay.helpers import error_line, play, referee, stored, without_times
 
 
 @pytest.mark.parametrize("suffix", [".toml", ".json"])
@@ -60,3 +60,33 @@ def test_every_game_of_a_match_gets_the_deal(short_tmp: Path) -> None:
     shared = min(len(one["decks"]), len(two["decks"]))
     assert one["decks"][:shared] == two["decks"][:shared]
     assert one["seats"] == list(reversed(two["seats"]))  # the seats rotate, the cards stay
+
+
+def test_a_deal_file_carries_its_non_default_rules_through_export_and_play(short_tmp: Path) -> None:
+    rules = ("--rule", "dog_life=off", "--rule", "start_hand_size=5", "--rule", "allow_no_trump=true")
+    play(short_tmp / "first.sqlite", "--seed", "4", *rules, bots=("heuristic", "random", "random"))
+    deal = short_tmp / "deal.toml"
+    assert referee("replay", short_tmp / "first.sqlite", "play-1", "--export-deal", deal).returncode == 0
+    assert "\n[rules]" in deal.read_text()
+    original = stored(short_tmp / "first.sqlite", "play-1")
+
+    # no --rule: the deal file's rules are played, and the game is the same again
+    done = referee("play", "heuristic", "random", "random", "--sandbox", "none", "--results", short_tmp / "again.sqlite", "--deal", deal)
+    assert done.returncode == 0, done.stderr
+    assert "rules of the deal file: dog_life=off, allow_no_trump=true, start_hand_size=5 (defaults otherwise)" in done.stdout
+    again = stored(short_tmp / "again.sqlite", "play-1")
+    assert again["rules"] == original["rules"] and original["rules"]["dog_life"] == "off"
+    assert without_times(again) == without_times(original)
+
+    # a --rule that agrees is accepted; one that differs is refused in one line ...
+    play(short_tmp / "agree.sqlite", "--deal", deal, "--rule", "dog_life=off", bots=("heuristic", "random", "random"))
+    refused = referee("play", "heuristic", "random", "random", "--results", short_tmp / "no.sqlite", "--deal", deal, "--rule", "dog_life=round1")
+    assert error_line(refused) == (
+        f"error: --rule dog_life=round1: the deal file {deal} was played with dog_life=off; "
+        "drop --rule, or add --override-rules to play it under other rules"
+    )
+    assert not (short_tmp / "no.sqlite").exists()
+
+    # ... unless the override is asked for: the option replaces that rule only
+    play(short_tmp / "over.sqlite", "--deal", deal, "--rule", "dog_life=round1", "--override-rules", bots=("heuristic", "random", "random"))
+    assert stored(short_tmp / "over.sqlite", "play-1")["rules"] == {**original["rules"], "dog_life": "round1"}
