@@ -62,7 +62,7 @@ def describe_request(request_json: str) -> str:
     so far, and the time told to the bot (ms). E.g.::
 
         asked to play a card as seat 1 in round 2 (6 cards), trick 1, trump S;
-        hand 6H KH 8D 4C; trick so far: P0 7C; time left 1000 ms, bank 0 ms
+        hand 6H KH 8D 4C; trick so far: seat 0 7C; time left 1000 ms, bank 0 ms
 
     Returns ``"(no request)"`` for an empty or unreadable text (startup faults)."""
     data = _load(request_json)
@@ -96,7 +96,7 @@ def describe_request(request_json: str) -> str:
         for play in trick["plays"]:
             if isinstance(play, dict):
                 what = "pass" if play.get("passed") else card_text(play.get("card"))
-                plays.append(f"P{play.get('seat', 0)} {what}")
+                plays.append(f"seat {play.get('seat', 0)} {what}")
         details.append("trick so far: " + " ".join(plays))
     elif data.get("decision") == "PLAY_CARD":
         details.append("you lead")

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
+from rich.markup import escape
 from rich.table import Table
 
 from referee.config.schema import FaultsModel, TimeModel
@@ -104,9 +105,9 @@ def _list_games(store: ResultsStore, form: str) -> int:
     for column in ("game", "seats", "winner", "rounds", "faults"):
         table.add_column(column, no_wrap=column == "game")
     for r in records:
-        faults = ", ".join(f"{f.kind} P{f.seat}" for f in r.faults[:3]) + (" ..." if len(r.faults) > 3 else "")
-        winner = f"P{r.winner} {r.seats[r.winner]}" if r.winner is not None else "-"
-        seats = ", ".join(f"P{s} {name}" for s, name in enumerate(r.seats))
+        faults = ", ".join(f"{f.kind} seat {f.seat}" for f in r.faults[:3]) + (" ..." if len(r.faults) > 3 else "")
+        winner = escape(f"{r.seats[r.winner]} (seat {r.winner})") if r.winner is not None else "-"
+        seats = escape(", ".join(f"{name} (seat {s})" for s, name in enumerate(r.seats)))
         table.add_row(r.game_id, seats, winner, str(len(r.rounds)), f"{len(r.faults)}" + (f" ({faults})" if faults else ""))
     console.print(table)
     if records:
@@ -199,7 +200,7 @@ def _round_differences(stored: dict[str, Any], again: dict[str, Any]) -> list[st
         if old.get("plays") != new["plays"]:
             lines.append(f"{where} trick {number} plays: {_plays(old.get('plays', []))} in the record, {_plays(new['plays'])} on rerun")
         if old.get("winner") != new["winner"]:
-            lines.append(f"{where} trick {number} winner: P{old.get('winner')} in the record, P{new['winner']} on rerun")
+            lines.append(f"{where} trick {number} winner: seat {old.get('winner')} in the record, seat {new['winner']} on rerun")
     for key in ("tricks_won", "knocked_out", "dogs", "forfeited"):
         if stored.get(key, []) != again[key]:
             lines.append(f"{where} {key.replace('_', ' ')}: {_show(stored.get(key))} in the record, {_show(again[key])} on rerun")
@@ -207,7 +208,7 @@ def _round_differences(stored: dict[str, Any], again: dict[str, Any]) -> list[st
 
 
 def _plays(plays: Sequence[Sequence[Any]]) -> str:
-    return " ".join(f"P{seat}:{card or 'pass'}" for seat, card in plays)
+    return ", ".join(f"seat {seat} {card or 'pass'}" for seat, card in plays)
 
 
 def _show(value: object) -> str:

@@ -86,8 +86,8 @@ def _build(model: FileModel, path: Path, text: str) -> LeagueConfig:
     sandbox = SandboxSection(**{**model.sandbox.model_dump(), "ro_paths": tuple(model.sandbox.ro_paths)})
     bots = tuple(_bot_spec(bot) for bot in model.bots)
     check_ro_paths(path, "sandbox.ro_paths", sandbox.ro_paths)
-    for written_bot, bot in zip(model.bots, bots):
-        label = bot_label(0, {"name": bot.name})
+    for index, (written_bot, bot) in enumerate(zip(model.bots, bots)):
+        label = bot_label(index, {"name": bot.name})
         check_bot_files(path, label, bot, tuple(written_bot.command or ()), dir_written=written_bot.dir is not None)
         check_ro_paths(path, f"{label}: ro_paths", bot.ro_paths)
     written = [bot.model_dump() for bot in model.bots]

@@ -124,7 +124,8 @@ def _check_program(
         found = directory / program
     else:
         on_path = shutil.which(program)
-        found = Path(on_path) if on_path else None
+        folder = _locate(program, directory)
+        found = Path(on_path) if on_path else folder if folder is not None and folder.is_dir() else None
     if found is None:
         if suffix in SCRIPT_SUFFIXES and "/" not in program:
             raise fail(f"'{program}' is a script, not a program: start it with its interpreter, e.g. {_example([SCRIPT_SUFFIXES[suffix], program, *arguments])}")

@@ -29,7 +29,8 @@ def card_text(name: str | None, *, trump: str | None = None, winner: bool = Fals
 
 
 def seat_label(record: GameRecord, seat: int) -> str:
-    return f"P{seat} {record.seats[seat]}"
+    """``heuristic (seat 2)``: the bot's name and its seat, 0-based (seats are numbered so everywhere)."""
+    return f"{record.seats[seat]} (seat {seat})"
 
 
 def print_trace(console: Console, record: GameRecord) -> None:
@@ -48,7 +49,7 @@ def print_trace(console: Console, record: GameRecord) -> None:
 
 
 def _print_fault(console: Console, fault: FaultRecord, where: str) -> None:
-    console.print(Text(f"  fault: {fault.bot} (P{fault.seat}) {fault.kind} {where}: {fault.detail}", style="red"))
+    console.print(Text(f"  fault: {fault.bot} (seat {fault.seat}) {fault.kind} {where}: {fault.detail}", style="red"))
 
 
 def _print_round(console: Console, record: GameRecord, summary: dict[str, Any], first: int) -> int:
@@ -69,23 +70,23 @@ def _print_round(console: Console, record: GameRecord, summary: dict[str, Any], 
         head.append("trump ")
         head.append(parse_suit(trump).symbol, style=SUIT_STYLE[trump])
     if summary["trump_chooser"] is not None:
-        head.append(f" (named by {seat_label(record, summary['trump_chooser'])})")
+        head.append(f", named by {seat_label(record, summary['trump_chooser'])}")
     console.print(head)
     for number, trick in enumerate(summary["tricks"], start=1):
         line = Text(f"  trick {number}: ")
         for seat, card in trick["plays"]:
-            line.append(f"P{seat} ")
+            line.append(f"seat {seat} ")
             is_winner = card is not None and seat == trick["winner"]
             line.append_text(card_text(card, trump=trump, winner=is_winner))
             action = record.actions[decision] if decision < len(record.actions) else None
             by_referee = action is not None and (action.ms is None or action.fault is not None)
             line.append("* " if by_referee else "  ", style="bold red")
             decision += 1
-        line.append(f"→ P{trick['winner']}", style="bold")
+        line.append(f"→ {seat_label(record, trick['winner'])}", style="bold")
         console.print(line)
     dealt_in = [seat for seat, hand in enumerate(summary["hands"]) if hand]
-    tricks = " ".join(f"P{seat}:{summary['tricks_won'][seat]}" for seat in dealt_in)
-    end = Text(f"  tricks {tricks}")
+    tricks = ", ".join(f"seat {seat} took {summary['tricks_won'][seat]}" for seat in dealt_in)
+    end = Text(f"  tricks: {tricks}")
     if summary["knocked_out"]:
         end.append("; knocked out: " + ", ".join(seat_label(record, s) for s in summary["knocked_out"]), style="bold red")
     if summary["dogs"]:

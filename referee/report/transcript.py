@@ -108,14 +108,14 @@ def _cards_text(cards: Sequence[Card], trump: str | None) -> Text:
 
 def _table_text(record: GameRecord, view: SeatView) -> Text:
     """You, the dealer, and each seat's standing and tricks this round."""
-    text = Text(f"you are {seat_label(record, view.seat)}; dealer P{view.dealer}; {view.hand_size} cards this round; ")
+    text = Text(f"you are {seat_label(record, view.seat)}; dealer seat {view.dealer}; {view.hand_size} cards this round; ")
     parts = []
     for seat, status in enumerate(view.status):
         if status is SeatStatus.OUT:
-            parts.append(Text(f"P{seat} out", style="dim"))
+            parts.append(Text(f"seat {seat} out", style="dim"))
         else:
             count = view.tricks_won[seat]
-            label = f"P{seat}{' (dog)' if status is SeatStatus.DOG else ''} {count} trick{'' if count == 1 else 's'}"
+            label = f"seat {seat}{' (dog)' if status is SeatStatus.DOG else ''}: {count} trick{'' if count == 1 else 's'}"
             parts.append(Text(label, style="bold" if seat == view.seat else ""))
     text.append_text(Text(", ").join(parts))
     return text
@@ -134,17 +134,17 @@ def _trump_text(view: SeatView) -> Text:
         text.append_text(card_text(str(view.turn_up)))
         text.append(")")
     elif view.trump_chooser is not None:
-        text.append(f" (named by P{view.trump_chooser})" if view.trump is not None or view.no_trump else f" (P{view.trump_chooser} names it)")
+        text.append(f" (named by seat {view.trump_chooser})" if view.trump is not None or view.no_trump else f" (seat {view.trump_chooser} names it)")
     return text
 
 
 def _trick_text(view: SeatView, trump: str | None) -> Text:
     trick = view.current_trick
     if trick is None or not trick.plays:
-        return Text("you lead" if trick is None or trick.leader == view.seat else f"P{trick.leader} leads", style="dim")
+        return Text("you lead" if trick is None or trick.leader == view.seat else f"seat {trick.leader} leads", style="dim")
     parts = []
     for play in trick.plays:
-        part = Text(f"P{play.seat} ")
+        part = Text(f"seat {play.seat} ")
         part.append_text(card_text(str(play.card) if play.card is not None else None, trump=trump))
         parts.append(part)
     text = Text("  ").join(parts)
@@ -188,43 +188,48 @@ def _answer_text(request: SentRequest, trump: str | None) -> Text:
 
 
 def _event_text(event: Event, trump: str | None) -> Text:
-    """One public event in a few words, e.g. ``P2 9♣``, ``P0 won trick 3``."""
+    """One public event in a few words, e.g. ``seat 2 9♣``, ``seat 0 won trick 3``."""
     match event:
         case RoundStarted():
-            text = Text(f"round {event.round_number} dealt by P{event.dealer}, {event.hand_size} cards", style="bold")
+            text = Text(f"round {event.round_number} dealt by seat {event.dealer}, {event.hand_size} cards", style="bold")
             dogs = [str(seat) for seat, status in enumerate(event.status) if status is SeatStatus.DOG]
             if dogs:
-                text.append(f"; dog{'s' if len(dogs) > 1 else ''} P{', P'.join(dogs)}")
+                text.append(f"; dog{'s' if len(dogs) > 1 else ''} {_seats(dogs)}")
             if event.turn_up is not None:
                 text.append("; turn-up ")
                 text.append_text(card_text(str(event.turn_up)))
             if event.trump_chooser is not None:
-                text.append(f"; P{event.trump_chooser} names trump")
+                text.append(f"; seat {event.trump_chooser} names trump")
             return text
         case TrumpChosen():
             if event.suit is None:
-                return Text(f"P{event.seat} declared no trump", style="bold yellow")
-            text = Text("trump " if event.seat is None else f"P{event.seat} named trump ")
+                return Text(f"seat {event.seat} declared no trump", style="bold yellow")
+            text = Text("trump " if event.seat is None else f"seat {event.seat} named trump ")
             text.append(event.suit.symbol, style=SUIT_STYLE[event.suit.letter])
             return text
         case CardPlayed():
-            text = Text(f"P{event.seat} ")
+            text = Text(f"seat {event.seat} ")
             text.append_text(card_text(str(event.card), trump=trump))
             return text
         case Passed():
-            return Text(f"P{event.seat} passed", style="dim italic")
+            return Text(f"seat {event.seat} passed", style="dim italic")
         case TrickWon():
-            return Text(f"P{event.seat} won trick {event.trick_number}", style="bold")
+            return Text(f"seat {event.seat} won trick {event.trick_number}", style="bold")
         case RoundEnded():
-            tricks = " ".join(f"P{seat}:{count}" for seat, count in enumerate(event.tricks_won))
-            text = Text(f"round {event.round_number} over, tricks {tricks}", style="bold")
+            tricks = ", ".join(f"seat {seat} took {count}" for seat, count in enumerate(event.tricks_won))
+            text = Text(f"round {event.round_number} over, tricks: {tricks}", style="bold")
             if event.knocked_out:
-                text.append(f"; knocked out P{', P'.join(map(str, event.knocked_out))}", style="bold red")
+                text.append(f"; knocked out {_seats(event.knocked_out)}", style="bold red")
             if event.dogs:
-                text.append(f"; dog's life P{', P'.join(map(str, event.dogs))}", style="bold yellow")
+                text.append(f"; dog's life {_seats(event.dogs)}", style="bold yellow")
             if event.forfeited:
-                text.append(f"; forfeited P{', P'.join(map(str, event.forfeited))}", style="bold magenta")
+                text.append(f"; forfeited {_seats(event.forfeited)}", style="bold magenta")
             return text
         case GameEnded():
-            return Text(f"game over, winner P{event.winner}" if event.winner is not None else "game over", style="bold")
+            return Text(f"game over, winner seat {event.winner}" if event.winner is not None else "game over", style="bold")
     raise TypeError(f"not an event: {event!r}")
+
+
+def _seats(seats: Sequence[int | str]) -> str:
+    """``[1, 3]`` -> ``seat 1, seat 3``."""
+    return ", ".join(f"seat {seat}" for seat in seats)

@@ -49,7 +49,7 @@ def test_off_suit_when_it_could_follow_fails_follow_suit(short_tmp: Path) -> Non
     assert lines["follows suit"][0] == "FAIL" and lines["follows suit"][1].startswith("illegal: 4S is not legal here")
     assert lines["leads a trick"][0] == "PASS" and lines["plays when void in the led suit"][0] == "PASS"
     block = out.split("follows suit —", 1)[1]
-    assert "asked: asked to play a card as seat 1 in round 1" in block and "trick so far: P0 7C" in block
+    assert "asked: asked to play a card as seat 1 in round 1" in block and "trick so far: seat 0 7C" in block
     assert "answered: 4S" in block
     assert "expected: one of: 3C KC — holding the led suit, it must follow suit (rules.md R12)" in block
 

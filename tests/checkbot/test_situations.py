@@ -81,7 +81,7 @@ def test_describe_request_says_what_was_asked() -> None:
     text = codec.request_json(request)
     line = describe_request(text)
     assert "asked to play a card as seat 1 in round 1 (7 cards)" in line
-    assert "trick 1 of 7" in line and "trump S" in line and "trick so far: P0 7C" in line
+    assert "trick 1 of 7" in line and "trump S" in line and "trick so far: seat 0 7C" in line
     assert "hand 4S 8S JH 6D TD 3C KC" in line and "time left 1000 ms, bank 250 ms" in line
     assert legal_answers(text) == ["3C", "KC"]
     dog = SITUATIONS["dog-choice"]

@@ -235,6 +235,8 @@ BAD: list[tuple[str, str, str]] = [
      "bot \"alpha\": command: 'bots/alpha' is a folder, not a script: e.g. command = [\"python\", \"bots/alpha/bot.py\"]"),
     ("folder as the program", GOOD.replace('["python", "bots/alpha/bot.py"]', '["bots/alpha/"]'),
      "bot \"alpha\": command: 'bots/alpha/' is a folder, not a program: e.g. command = [\"python\", \"bots/alpha/bot.py\"]"),
+    ("bare folder as the program", GOOD.replace('["python", "bots/alpha/bot.py"]', '["bots"]'),
+     "bot \"alpha\": command: 'bots' is a folder, not a program: e.g. command = [\"python\", \"bots/bot.py\"]"),
     ("interpreter not on PATH", GOOD.replace('["python", "bots/alpha/bot.py"]', '["python3.99", "bots/alpha/bot.py"]'),
      "bot \"alpha\": command: interpreter 'python3.99' is not on PATH: write \"python\" for the referee's own Python, "
      'e.g. command = ["python", "bots/alpha/bot.py"]'),

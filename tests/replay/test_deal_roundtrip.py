@@ -43,7 +43,7 @@ def test_a_hand_written_deal_fixes_the_listed_rounds_and_the_first_dealer(short_
     assert record["first_dealer"] == 1
     assert record["decks"][0] == ordered.split()
     first = record["rounds"][0]
-    # rules.md R6/R7: dealer P1, so P0 gets positions 0, 2, 4..., P1 positions 1, 3, 5...; turn-up is position 14
+    # docs/rules.md R6, R7: dealer seat 1, so seat 0 gets positions 0, 2, 4..., seat 1 positions 1, 3, 5...; turn-up is position 14
     assert first["hands"] == [["2S", "4S", "6S", "8S", "TS", "QS", "AS"], ["3S", "5S", "7S", "9S", "JS", "KS", "2H"]]
     assert first["turn_up"] == "3H" and first["trump"] == "H"
     # rounds not listed are shuffled from the seed: the same seed gives the same game
