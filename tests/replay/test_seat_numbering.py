@@ -45,3 +45,12 @@ def test_rerun_differences_name_seats(short_tmp: Path) -> None:
     winner, trick["winner"] = trick["winner"], loser
     lines = rerun_differences(GameRecord.from_json(data))
     assert f"round 1 trick 1 winner: seat {loser} in the record, seat {winner} on rerun" in lines
+
+
+def test_names_are_printed_as_written_never_as_markup(short_tmp: Path) -> None:
+    results = short_tmp / "names.sqlite"
+    done = referee("play", "[bold]x[/bold]=random", "josé=heuristic", "--sandbox", "none", "--results", results, "--games", "2")
+    assert done.returncode == 0, done.stderr
+    assert "[bold]x[/bold]" in done.stdout and "josé" in done.stdout  # the placement lines and the standings
+    listed = referee("replay", results)
+    assert "[bold]x[/bold] (seat 0), josé (seat 1)" in listed.stdout
