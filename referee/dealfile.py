@@ -25,10 +25,11 @@ Everything here is pure except :func:`read_deal`, which reads the file.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,6 +37,7 @@ from typing import Any
 from pydantic import Field, ValidationError
 
 from referee.cards import CARDS, Card, parse_card
+from referee.config.load import rules_from_options
 from referee.config.messages import describe, describe_toml
 from referee.config.schema import RulesModel, Section
 from referee.errors import ConfigError
@@ -158,6 +160,28 @@ def deal_from_record(record: GameRecord, source: str = "") -> Deal:
     return Deal(
         first_dealer=record.first_dealer, seed=record.seed, decks=decks, rules=rules, source=source or record.game_id, comment=tuple(comment)
     )
+
+
+def deal_rules(deal: Deal, options: Sequence[str], *, override: bool) -> Rules:
+    """The rules to play ``deal`` under: the deal file's own (``[rules]``) with the ``--rule``
+    ``options`` that agree with them; a differing option is refused (ConfigError, one line)
+    unless ``override``, when it replaces the deal's value (``referee play --deal FILE
+    --rule KEY=VALUE [--override-rules]``). A deal file without rules is played under the
+    options alone."""
+    given = rules_from_options(options)
+    if deal.rules is None:
+        return given
+    keys = [option.partition("=")[0].strip() for option in options]
+    differing = [key for key in keys if getattr(given, key) != getattr(deal.rules, key)]
+    if differing and not override:
+        key = differing[0]
+        value = deal.rules.as_dict()[key]
+        written = str(value).lower() if isinstance(value, bool) else value
+        raise ConfigError(
+            f"--rule {next(o for o in options if o.partition('=')[0].strip() == key)}: the deal file {deal.source} "
+            f"was played with {key}={written}; drop --rule, or add --override-rules to play it under other rules"
+        )
+    return dataclasses.replace(deal.rules, **{key: getattr(given, key) for key in keys})
 
 
 def format_deal(deal: Deal, *, as_json: bool = False) -> str:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import hashlib
 from pathlib import Path
 
@@ -14,12 +13,11 @@ from referee.report.console import make_console
 from referee.cli.botspec import SAMPLE_BOTS, parse_bots
 from referee.cli.setup import shutdown_guard
 from referee.config import rules_from_options
-from referee.dealfile import Deal, read_deal
+from referee.dealfile import deal_rules, read_deal
 from referee.errors import ConfigError
 from referee.faults import FaultPolicy
 from referee.league import LeagueSpec, play_fixture
 from referee.pool import BotPool
-from referee.rules import Rules
 from referee.report.live import placement_line
 from referee.report.standings_table import print_standings
 from referee.report.trace import print_trace
@@ -61,27 +59,6 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     parser.set_defaults(handler=run)
 
 
-def deal_rules(deal: Deal, options: list[str], *, override: bool) -> Rules:
-    """The rules to play ``deal`` under: the deal file's own (``[rules]``) with the ``--rule``
-    ``options`` that agree with them; a differing option is refused (ConfigError, one line)
-    unless ``override``, when it replaces the deal's value. A deal file without rules is
-    played under the options alone, as before."""
-    given = rules_from_options(options)
-    if deal.rules is None:
-        return given
-    keys = [option.partition("=")[0].strip() for option in options]
-    differing = [key for key in keys if getattr(given, key) != getattr(deal.rules, key)]
-    if differing and not override:
-        key = differing[0]
-        value = deal.rules.as_dict()[key]
-        written = str(value).lower() if isinstance(value, bool) else value
-        raise ConfigError(
-            f"--rule {next(o for o in options if o.partition('=')[0].strip() == key)}: the deal file {deal.source} "
-            f"was played with {key}={written}; drop --rule, or add --override-rules to play it under other rules"
-        )
-    return dataclasses.replace(deal.rules, **{key: getattr(given, key) for key in keys})
-
-
 def game_seed(seed: int, game: int) -> int:
     return int.from_bytes(hashlib.sha256(f"play:{seed}:{game}".encode()).digest()[:8], "big")
 
@@ -93,6 +70,8 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(f"play: {len(bots)} bots given; a table seats 2-7")
     if args.games < 1:
         raise ConfigError("play: --games must be at least 1")
+    if args.override_rules and args.deal is None:
+        raise ConfigError("play: --override-rules goes with --deal FILE (it lets --rule change the deal file's rules)")
     deal = read_deal(args.deal) if args.deal is not None else None
     rules = deal_rules(deal, args.rule, override=args.override_rules) if deal is not None else rules_from_options(args.rule)
     rules.check_players(len(bots))

@@ -152,7 +152,7 @@ def _deal_rules_cases() -> list[tuple[str, list[str], bool, object]]:
 @pytest.mark.parametrize(("options", "override", "expected"), [case[1:] for case in _deal_rules_cases()],
                          ids=[case[0] for case in _deal_rules_cases()])
 def test_play_deal_rules_against_rule_options(options: list[str], override: bool, expected: object) -> None:
-    from referee.cli.play import deal_rules
+    from referee.dealfile import deal_rules
     from referee.rules import Rules
 
     carried = None if options == ["dog_life=off"] else Rules(start_hand_size=5)
@@ -164,3 +164,10 @@ def test_play_deal_rules_against_rule_options(options: list[str], override: bool
     else:
         assert isinstance(expected, dict)
         assert deal_rules(deal, options, override=override) == Rules(**expected)
+
+
+def test_override_rules_without_a_deal_file_is_refused(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    from referee.cli.main import main
+
+    assert main(["play", "heuristic", "random", "--override-rules", "--results", str(tmp_path / "r.sqlite")]) == 2
+    assert capsys.readouterr().err == "error: play: --override-rules goes with --deal FILE (it lets --rule change the deal file's rules)\n"
