@@ -64,13 +64,15 @@ class CheckResult:
 @dataclass(frozen=True)
 class CheckSettings:
     """``time``: the limits the bot is checked against (ms); ``games``: games against the
-    sample bots; ``seed``: their deals; ``run_dir``: bot logs and private directories."""
+    sample bots; ``seed``: their deals; ``rules``: their rule set (docs/rules.md §2; the
+    fixed positions keep the default rules); ``run_dir``: bot logs and private directories."""
 
     time: TimeControl = field(default_factory=TimeControl)
     games: int = 20
     seed: int = 1
     sandbox: SandboxSettings = field(default_factory=SandboxSettings)
     run_dir: Path = Path("results/check-bot")
+    rules: Rules = field(default_factory=Rules)
 
 
 Report = Callable[[CheckResult], None]
@@ -228,7 +230,7 @@ async def _check_games(
 ) -> CheckResult:
     title = f"plays {settings.games} games against the sample bots without a fault"
     spec = LeagueSpec(
-        name="check-bot", bots=(bot, *opponents), rules=Rules(), time=time, faults=FaultPolicy(),
+        name="check-bot", bots=(bot, *opponents), rules=settings.rules, time=time, faults=FaultPolicy(),
         sandbox=settings.sandbox, concurrency=1, run_dir=settings.run_dir,
     )  # fmt: skip
     names = (bot.name, *(opponent.name for opponent in opponents))

@@ -18,6 +18,7 @@ SAMPLE_BOTS: dict[str, tuple[str, ...]] = {
     "heuristic": ("python", "python/heuristic_bot.py"),
     "node": ("node", "node/bot.js"),
     "cpp": ("cpp/build/kwhist_cpp_bot",),
+    "go": ("go/build/kwhist_go_bot",),
 }
 # Host paths a sample bot reads besides its own folder (bound read-only in the sandbox):
 # the Node bot loads protos/knockout_whist/v1/bot.proto at run time.

@@ -14,6 +14,7 @@ from rich.markup import escape
 from referee.checkbot import CheckResult, CheckSettings, check_bot
 from referee.cli.botspec import SAMPLE_BOTS, parse_bot
 from referee.cli.setup import shutdown_guard
+from referee.config import rules_from_options
 from referee.errors import ConfigError
 from referee.pool import BotEntry
 from referee.report.console import make_console
@@ -38,6 +39,10 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     parser.add_argument("--startup-ms", type=int, default=10_000, help="time to start and answer Hello in ms (default 10000)")
     parser.add_argument("--games", type=int, default=20, help="games against the sample bots (default 20)")
     parser.add_argument("--seed", type=int, default=1, help="seed of those games' deals (default 1)")
+    parser.add_argument(
+        "--rule", action="append", default=[], metavar="KEY=VALUE",
+        help="a rule variant of the games against the sample bots (docs/rules.md §2); repeatable",
+    )  # fmt: skip
     parser.add_argument("--sandbox", choices=("auto", "bwrap", "rlimits", "none"), default="auto")
     parser.add_argument(
         "--ro-path", action="append", default=[], metavar="PATH", help="a host path the sandboxed bot may read (repeatable)"
@@ -72,6 +77,8 @@ def run(args: argparse.Namespace) -> int:
     bot = bot_entry(args)
     taken = {bot.name}
     opponents = tuple(parse_bot(name, taken) for name in OPPONENTS if name in SAMPLE_BOTS)
+    rules = rules_from_options(args.rule)
+    rules.check_players(1 + len(opponents))
     mode, warning = resolve_mode(SandboxSettings(mode=args.sandbox))
     if warning:
         console.print(f"[yellow]{escape(warning)}[/]")
@@ -81,6 +88,7 @@ def run(args: argparse.Namespace) -> int:
         seed=args.seed,
         sandbox=SandboxSettings(mode=mode),  # type: ignore[arg-type]
         run_dir=args.logs,
+        rules=rules,
     )
     target = bot.address or shlex.join(bot.command)
     console.print(f"[bold]check-bot[/] {escape(bot.name)}: {escape(target)}")

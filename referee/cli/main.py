@@ -9,6 +9,7 @@ from collections.abc import Iterator, Sequence
 from rich.console import Console
 from rich.markup import escape
 
+from referee.cli.pipes import quiet_broken_pipe
 from referee.errors import RefereeError
 
 COMMANDS = ("run", "play", "standings", "replay", "check_bot", "faults")
@@ -40,12 +41,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the CLI; returns the exit code (0 ok, 1 a check failed, 2 bad input, 130 Ctrl-C)."""
+    """Run the CLI; returns the exit code (0 ok, 1 a check failed, 2 bad input, 130 Ctrl-C,
+    141 the output pipe closed early)."""
     parser = build_parser()
     args = parser.parse_args(argv)
     err = Console(stderr=True, highlight=False)
     try:
         code: int = args.handler(args)
+        sys.stdout.flush()  # here, not at exit: a closed pipe is then caught below
         return code
     except BaseException as error:
         leaf = _only_error(error)
@@ -55,6 +58,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if isinstance(leaf, KeyboardInterrupt):
             err.print("interrupted")
             return 130
+        if isinstance(leaf, BrokenPipeError):  # the reader stopped early, e.g. `| head`
+            return quiet_broken_pipe()
         raise
 
 

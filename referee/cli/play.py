@@ -54,6 +54,11 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         help="with --deal: let --rule change the rules the deal file carries (else a differing --rule is refused)",
     )
     parser.add_argument("--move-ms", type=positive_int, default=1000, help="time limit per decision in ms (default 1000)")
+    parser.add_argument(
+        "--preset", choices=("league", "strict", "debug"), default="league",
+        help="fault policy (docs/design.md §5): league (default); strict: the first fault forfeits; "
+        "debug: no time limit, every request and reply written to RESULTS-without-.sqlite/trace/",
+    )  # fmt: skip
     parser.add_argument("--sandbox", choices=("auto", "bwrap", "rlimits", "none"), default="auto")
     parser.add_argument("--results", type=Path, default=Path("results/play.sqlite"), help="where the games are stored (replaced)")
     parser.set_defaults(handler=run)
@@ -86,15 +91,14 @@ def run(args: argparse.Namespace) -> int:
     args.results.parent.mkdir(parents=True, exist_ok=True)
     ResultsStore.remove(args.results)
     # the time control is kept with the games, so `referee replay --seat` can show the time each request gave
-    store = ResultsStore.open(
-        args.results, league="play", fingerprint="play", config_text=f"[time]\nmove_ms = {args.move_ms}\n", resume=False
-    )
+    config_text = f'[time]\nmove_ms = {args.move_ms}\n\n[faults]\npreset = "{args.preset}"\n'
+    store = ResultsStore.open(args.results, league="play", fingerprint="play", config_text=config_text, resume=False)
     spec = LeagueSpec(
         name="play",
         bots=bots,
         rules=rules,
-        time=TimeControl(move_ms=args.move_ms),
-        faults=FaultPolicy(),
+        time=TimeControl(move_ms=args.move_ms, unlimited=args.preset == "debug"),
+        faults=FaultPolicy(preset=args.preset),
         sandbox=SandboxSettings(mode=mode),  # type: ignore[arg-type]
         concurrency=1,
         run_dir=args.results.with_suffix(""),
@@ -130,5 +134,14 @@ def run(args: argparse.Namespace) -> int:
         trio.run(play_all)
     if args.games > 1:
         print_standings(console, compute_standings(store.records(), bots=list(names)), title="Standings", rules_line=f"rules: {rules.summary()}")
-    console.print(f"games stored in {args.results}: replay one with  referee replay {args.results} play-1 --seat 0")
+    # the hint names the seat, in game play-1, of the first bot that is not a sample bot (the student's own)
+    yours = next((bot.name for text, bot in zip(args.bots, bots) if text.strip() not in SAMPLE_BOTS), names[0])
+    seat = store.record("play-1").seats.index(yours)
+    console.print(
+        f"games stored in {args.results}: what {yours} (seat {seat}) was sent in game play-1:  "
+        f"referee replay {args.results} play-1 --seat {seat}",
+        markup=False,
+    )
+    if args.preset == "debug":
+        console.print(f"every request and reply: {spec.run_dir / 'trace'}/<game>.jsonl", markup=False)
     return 0

@@ -46,6 +46,8 @@ def print_trace(console: Console, record: GameRecord) -> None:
     order = sorted(range(len(record.seats)), key=lambda s: record.placements[s])
     result = ", ".join(f"{record.placements[s]}. {record.seats[s]}" for s in order)
     console.print(Text("result: " + result, style="bold green"))
+    if any(action.ms is None or action.fault is not None for action in record.actions):
+        console.print(Text("* a card the referee played for the bot: its fallback after a fault, or a seat no bot played (docs/design.md §5)", style="dim"))
 
 
 def _print_fault(console: Console, fault: FaultRecord, where: str) -> None:

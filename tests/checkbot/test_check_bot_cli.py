@@ -118,3 +118,19 @@ def test_usage_errors_are_one_line() -> None:
     assert done.returncode == 2 and "give the bot's command after --" in done.stderr
     done = run_referee("check-bot", "--address", "127.0.0.1:1", "--", "python", "x.py")
     assert done.returncode == 2 and "not both" in done.stderr
+
+
+def test_rule_options_set_the_rules_of_the_games(short_tmp: Path) -> None:
+    bot = str(BOTS / "short_game_bot.py")
+    code, lines, out = check(short_tmp, "--games", "2", "--", "python", bot)
+    assert code == 0, out
+    code, lines, out = check(short_tmp, "--games", "2", "--rule", "start_hand_size=3", "--", "python", bot)
+    assert code == 1, out
+    assert failed(lines) == {"plays 2 games against the sample bots without a fault"}, out
+    assert "malformed" in lines["plays 2 games against the sample bots without a fault"][1]
+
+
+def test_a_bad_rule_option_is_one_line_naming_the_key(short_tmp: Path) -> None:
+    done = run_referee("check-bot", "--logs", str(short_tmp / "logs"), "--rule", "dog_life=of", "--", "python", str(SAMPLES / "random_bot.py"))
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "--rule dog_life" in done.stderr and "Traceback" not in done.stderr

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from tests.crosslang.helpers import cpp_problem, node_problem, require
+from tests.crosslang.helpers import cpp_problem, go_problem, node_problem, require
 from tests.transport.conftest import bots
 
-__all__ = ["bots", "needs_cpp", "needs_node"]
+__all__ = ["bots", "needs_cpp", "needs_go", "needs_node"]
 
 
 @pytest.fixture
@@ -20,3 +20,9 @@ def needs_node() -> None:
 def needs_cpp() -> None:
     """Skip where the C++ sample bot is not built (a failure when CI=true)."""
     require(cpp_problem())
+
+
+@pytest.fixture
+def needs_go() -> None:
+    """Skip where the Go sample bot is not built (a failure when CI=true)."""
+    require(go_problem())

@@ -19,6 +19,8 @@ NODE_MODULES = NODE_DIR / "node_modules"
 CPP_DIR = REPO / "sample_bots" / "cpp"
 CPP_BOT = CPP_DIR / "build" / "kwhist_cpp_bot"
 CPP_GENERATED = CPP_DIR / "build" / "gen"
+GO_DIR = REPO / "sample_bots" / "go"
+GO_BOT = GO_DIR / "build" / "kwhist_go_bot"
 PROTO = REPO / "protos" / "knockout_whist" / "v1" / "bot.proto"
 DOC = REPO / "docs" / "protocol.md"
 EXAMPLES = REPO / "docs" / "examples"
@@ -48,6 +50,17 @@ def cpp_problem() -> str | None:
     if not CPP_BOT.is_file() or not os.access(CPP_BOT, os.X_OK):
         return f"{CPP_BOT} is not built"
     return None
+
+
+def go_problem() -> str | None:
+    """Why the Go bot cannot run here, or None."""
+    if not GO_BOT.is_file() or not os.access(GO_BOT, os.X_OK):
+        return f"{GO_BOT} is not built"
+    return None
+
+
+def start_go(bots: BotLauncher) -> RunningBot:
+    return bots.start(GO_BOT, program=())
 
 
 def start_node(bots: BotLauncher, script: Path = NODE_BOT, env: dict[str, str] | None = None) -> RunningBot:

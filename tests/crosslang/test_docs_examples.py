@@ -1,23 +1,31 @@
 """docs/protocol.md's "first bot" examples: the doc shows the files in docs/examples/
 verbatim, and the Python and JavaScript bots, as written, play whole games over real gRPC;
-the C++ strategy compiles against the code generated for the C++ sample."""
+the C++ strategy compiles against the code generated for the C++ sample; the doc's Debian
+recipe for Go, run as written, builds the Go bot, which then plays whole games."""
 
 from __future__ import annotations
 
+import os
+import re
 import shutil
 import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 import trio
 
 from referee.transport.client import BotClient, HelloInfo
+from tests.conftest import REPO
 from tests.crosslang.helpers import CPP_DIR, CPP_GENERATED, DOC, EXAMPLES, PROTO, doc_examples, require, start_node
 from tests.transport.helpers import BotLauncher
 from tests.transport.test_client import connect, play_game_over_grpc
 
 pytestmark = pytest.mark.crosslang
 
-EXAMPLE_FILES = ["docs/examples/first_bot.py", "docs/examples/first_bot.js", "docs/examples/first_strategy.cpp"]
+EXAMPLE_FILES = [
+    "docs/examples/first_bot.py", "docs/examples/first_bot.js", "docs/examples/first_strategy.cpp", "docs/examples/first_bot.go",
+]  # fmt: skip
 
 
 def test_the_doc_shows_each_example_file_verbatim() -> None:
@@ -60,3 +68,29 @@ def test_the_first_cpp_strategy_compiles() -> None:
         timeout=120,
     )
     assert result.returncode == 0, result.stderr
+
+
+def test_the_go_recipe_builds_the_first_go_bot_which_plays_whole_games(bots: BotLauncher, short_tmp: Path) -> None:
+    require(None if shutil.which("go") and shutil.which("protoc-gen-go") else "go or protoc-gen-go is not installed")
+    recipe = re.search(r"<!-- run: go-debian [^>]*-->\n```sh\n(.*?)```\n", DOC.read_text(), re.DOTALL)
+    assert recipe is not None, "the Debian Go recipe is no longer marked in docs/protocol.md"
+    shutil.copy(EXAMPLES / "first_bot.go", short_tmp / "first_bot.go")
+    path = f"{Path(sys.executable).parent}:{os.environ['PATH']}"  # `referee` of this virtualenv
+    done = subprocess.run(
+        ["bash", "-euo", "pipefail", "-c", recipe[1]], cwd=short_tmp, env={**os.environ, "REFEREE": str(REPO), "PATH": path},
+        capture_output=True, text=True, timeout=900,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "result:" in done.stdout  # the recipe's last line plays a traced game
+    bot = bots.start(short_tmp / "first-bot", program=())
+
+    async def hello() -> tuple[BotClient, HelloInfo]:
+        return await connect(bot)
+
+    client, info = trio.run(hello)
+    try:
+        assert (info.name, info.major) == ("first-go-bot", 1)
+        for seed, table in enumerate([[client, client], [client, client, client]], start=1):
+            assert play_game_over_grpc(table, seed=seed)  # no fault, every action legal
+    finally:
+        client.close()
