@@ -70,6 +70,7 @@ def test_the_first_cpp_strategy_compiles() -> None:
     assert result.returncode == 0, result.stderr
 
 
+@pytest.mark.timeout(900)  # a cold Go build of grpc takes minutes on a busy machine
 def test_the_go_recipe_builds_the_first_go_bot_which_plays_whole_games(bots: BotLauncher, short_tmp: Path) -> None:
     require(None if shutil.which("go") and shutil.which("protoc-gen-go") else "go or protoc-gen-go is not installed")
     recipe = re.search(r"<!-- run: go-debian [^>]*-->\n```sh\n(.*?)```\n", DOC.read_text(), re.DOTALL)

@@ -24,6 +24,7 @@ from tests.transport.test_client import connect, play_game_over_grpc
 pytestmark = [pytest.mark.crosslang, pytest.mark.usefixtures("needs_go")]
 
 
+@pytest.mark.timeout(600)
 def test_the_go_bot_passes_check_bot(short_tmp: Path) -> None:
     done = run_referee(
         "check-bot", "--logs", str(short_tmp / "logs"), "--startup-ms", "30000", "--move-ms", "5000", "--games", "4", "--", str(GO_BOT)
