@@ -58,6 +58,8 @@ def test_a_crashed_bot_is_restarted_before_its_next_game(short_tmp: Path) -> Non
         mine = [action for action in record.actions if action.seat == seat]
         assert all(action.ms is not None for action in mine[:2]), "a fresh process answers the first decisions of every game"
         assert "exited with code 3" in faults[0].answer
+        assert (faults[0].decision, seat) in record.forfeits, "a crash forfeits the game at once"
+        assert_forfeit_placement(record, seat)
     logs = sorted((short_tmp / "faults").glob("crasher-*.log"))
     assert len(logs) == 4, "one process per game: each crash is followed by a restart"
 

@@ -180,6 +180,7 @@ BAD: list[tuple[str, str, str, str]] = [
     ("move_ms zero", GOOD + "\n[time]\nmove_ms = 0\n", "time.move_ms:", "an integer >= 1, got 0"),
     ("negative grace", GOOD + "\n[time]\ngrace_ms = -1\n", "time.grace_ms:", "got -1"),
     ("bad preset", GOOD + '\n[faults]\npreset = "lenient"\n', "faults.preset:", "'league', 'strict' or 'debug'"),
+    ("max_faults unbounded", GOOD + "\n[faults]\nmax_faults = 1000\n", "faults.max_faults:", "an integer 1-10, got 1000"),
     ("strict with max_faults", GOOD + '\n[faults]\npreset = "strict"\nmax_faults = 3\n', "faults.max_faults:", "strict"),
     ("bad sandbox mode", GOOD + '\n[sandbox]\nmode = "docker"\n', "sandbox.mode:", "'bwrap'"),
     ("cpus zero", GOOD + "\n[sandbox]\ncpus = 0\n", "sandbox.cpus:", "got 0"),
