@@ -9,7 +9,7 @@ from collections.abc import Iterator, Sequence
 from rich.console import Console
 from rich.markup import escape
 
-from referee.errors import RefereeError
+from referee.errors import Interrupted, RefereeError
 
 COMMANDS = ("run", "play", "standings", "replay", "check_bot", "faults")
 
@@ -53,7 +53,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             err.print(f"[bold red]error:[/] {escape(str(leaf))}", soft_wrap=True)
             return leaf.exit_code
         if isinstance(leaf, KeyboardInterrupt):
-            err.print("interrupted")
+            if not isinstance(leaf, Interrupted):  # else the command said it already
+                err.print("interrupted")
             return 130
         raise
 

@@ -6,12 +6,11 @@ import argparse
 import hashlib
 from pathlib import Path
 
-import trio
 from referee.cli.main import positive_int
 from referee.report.console import make_console
 
 from referee.cli.botspec import SAMPLE_BOTS, parse_bots
-from referee.cli.setup import shutdown_guard
+from referee.cli.setup import run_trio, shutdown_guard
 from referee.config import rules_from_options
 from referee.dealfile import read_deal
 from referee.errors import ConfigError
@@ -117,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
                     console.print(placement_line(record), markup=False)
 
     with shutdown_guard(console, store, resumable=False):
-        trio.run(play_all)
+        run_trio(play_all)
     if args.games > 1:
         print_standings(console, compute_standings(store.records(), bots=list(names)), title="Standings", rules_line=f"rules: {rules.summary()}")
     console.print(f"games stored in {args.results}: replay one with  referee replay {args.results} play-1 --seat 0")
