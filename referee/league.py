@@ -64,7 +64,12 @@ async def run_league(spec: LeagueSpec, fixtures: Sequence[Fixture], store: Resul
         send.send_nowait(fixture)
     send.close()
     async with BotPool(
-        spec.bots, run_dir=spec.run_dir, sandbox=spec.sandbox, time=spec.time, max_restarts=spec.faults.max_restarts
+        spec.bots,
+        run_dir=spec.run_dir,
+        sandbox=spec.sandbox,
+        time=spec.time,
+        max_restarts=spec.faults.max_restarts,
+        restarts=store.restart_counts(),  # a resumed league remembers restarts and withdrawals
     ) as pool:
         async with trio.open_nursery() as nursery:
             for _ in range(max(1, min(spec.concurrency, len(todo)))):

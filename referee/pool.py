@@ -10,7 +10,7 @@ a bot given by address (remote) is one shared connection that we neither start n
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -118,8 +118,17 @@ class BotPool:
         sandbox: SandboxSettings,
         time: TimeControl,
         max_restarts: int,
+        restarts: Mapping[str, int] | None = None,
     ) -> None:
+        """``restarts``: bot name -> restarts already spent in this league (a resumed
+        league's stored games, ``ResultsStore.restart_counts``): a bot past
+        ``max_restarts`` stays withdrawn."""
         self._bots = {bot.name: _BotSlots(bot) for bot in bots}
+        for name, count in (restarts or {}).items():
+            slots = self._bots.get(name)
+            if slots is not None and not slots.entry.remote:
+                slots.failures = count
+                slots.withdrawn = count > max_restarts
         self._run_dir = run_dir
         self._sandbox = sandbox
         self._time = time

@@ -39,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
         format=config.league.format,
         challengers=tuple(config.league.challengers),
     )
-    store = open_results(config, args.results, resume=args.resume)
+    store = open_results(config, args.results, resume=args.resume, spec=spec)
     already = len(store.finished_game_ids())
     console.print(
         f"[bold]{spec.name}[/]: {len(config.bots)} bots, {len(fixtures)} games at tables of "

@@ -18,6 +18,7 @@ import trio
 from rich.console import Console
 
 from referee import sandbox
+from referee.botcode import code_fingerprints
 from referee.config import LeagueConfig
 from referee.errors import Interrupted
 from referee.league import LeagueSpec
@@ -66,13 +67,21 @@ def league_spec(config: LeagueConfig, console: Console, *, concurrency: int | No
     )
 
 
-def open_results(config: LeagueConfig, override: Path | None, *, resume: bool) -> ResultsStore:
+def open_results(config: LeagueConfig, override: Path | None, *, resume: bool, spec: LeagueSpec | None = None) -> ResultsStore:
+    """The league's results store. With ``spec``, each bot's code is fingerprinted
+    (:mod:`referee.botcode`) and a resume refuses bots whose code changed."""
+    path = results_path(config, override)
+    code = None
+    if spec is not None:
+        companions = [Path(f"{path}{suffix}") for suffix in ("", "-wal", "-shm", "-journal")]
+        code = code_fingerprints(spec.bots, exclude=[spec.run_dir, *companions])
     return ResultsStore.open(
-        results_path(config, override),
+        path,
         league=config.league.name,
         fingerprint=config.fingerprint,
         config_text=config.text,
         resume=resume,
+        bot_code=code,
     )
 
 

@@ -5,8 +5,11 @@ after a crash, withdrawal after ``max_restarts``; the ``debug`` preset's trace; 
 from __future__ import annotations
 
 import json
+import shutil
+import sqlite3
 from pathlib import Path
 
+from referee.store import ResultsStore
 from tests.conftest import processes_matching, run_referee
 from tests.faults.helpers import BOTS, RANDOM, assert_forfeit_placement, run_league
 
@@ -112,3 +115,51 @@ def test_debug_preset_has_no_time_limit_and_traces_every_request_and_reply(short
             assert line["request"]["decision_number"] == line["decision"]
             assert line["request"]["time_left_ms"] == 0 and line["request"]["bank_left_ms"] == 0
             assert line["answer"] == line["played"]
+
+
+def drop_games_from(results: Path, fixture: int) -> None:
+    """Remove the stored games from ``fixture`` on, as a kill -9 there would have left it."""
+    with sqlite3.connect(results) as db:
+        db.execute("PRAGMA foreign_keys=ON")
+        db.execute("DELETE FROM games WHERE fixture >= ?", (fixture,))
+
+
+def test_a_resume_remembers_restarts_and_withdrawals(short_tmp: Path) -> None:
+    """A bot withdrawn after its startup faults stays withdrawn on resume: its counts
+    and the standings equal an uninterrupted run's."""
+    bots: dict[str, list[str] | Path] = {"dier": BOTS / "dies_at_start_bot.py", "random": RANDOM, "random-2": RANDOM}
+    records = run_league(short_tmp, bots, faults='preset = "league"\nmax_restarts = 1', deals=2, rules="start_hand_size = 3")
+    whole = {record.game_id: (record.placements, [f.kind for f in record.faults]) for record in records}
+    results = short_tmp / "faults.sqlite"
+    before = json.loads(run_referee("standings", str(results), "--format", "json").stdout)["rows"]
+    drop_games_from(results, 3)
+
+    again = run_referee("run", str(short_tmp / "league.toml"), "--no-live", "--resume")
+    assert again.returncode == 0, again.stdout + again.stderr
+    with ResultsStore.open_existing(results) as store:
+        resumed = {record.game_id: (record.placements, [f.kind for f in record.faults]) for record in store.records()}
+    assert resumed == whole, "the same games, the same faults: the withdrawn bot was not started again"
+    after = json.loads(run_referee("standings", str(results), "--format", "json").stdout)["rows"]
+    assert [(row["bot"], row["points"], row["faults"], row["withdrawn"]) for row in after] == [
+        (row["bot"], row["points"], row["faults"], row["withdrawn"]) for row in before
+    ]
+    assert len(list((short_tmp / "faults").glob("dier-*.log"))) == 2, "started max_restarts + 1 times in all"
+
+
+def test_a_resume_refuses_a_bot_whose_code_changed(short_tmp: Path) -> None:
+    mine = short_tmp / "bots" / "mine.py"
+    mine.parent.mkdir()
+    shutil.copy(RANDOM, mine)
+    run_league(short_tmp, {"mine": mine, "random": RANDOM}, rules="start_hand_size = 2")
+    results = short_tmp / "faults.sqlite"
+    drop_games_from(results, 1)
+    mine.write_text(mine.read_text() + "\n# fixed\n")
+
+    refused = run_referee("run", str(short_tmp / "league.toml"), "--no-live", "--resume")
+    assert refused.returncode == 2
+    lines = refused.stderr.strip().splitlines()
+    assert len(lines) == 1 and "bot 'mine' changed" in lines[0] and "restore its files" in lines[0], refused.stderr
+
+    shutil.copy(RANDOM, mine)  # restored: the league finishes
+    again = run_referee("run", str(short_tmp / "league.toml"), "--no-live", "--resume")
+    assert again.returncode == 0, again.stderr
