@@ -10,6 +10,7 @@ a bot given by address (remote) is one shared connection that we neither start n
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,10 +22,17 @@ from referee.errors import BotError
 from referee.records import FaultKind
 from referee.sandbox import BotProcess, SandboxSettings, launch
 from referee.timecontrol import TimeControl
-from referee.transport.client import BotClient, HelloError, HelloInfo, ProtocolMismatch, Reply
+from referee.transport.client import BotClient, HelloError, HelloInfo, ProtocolMismatch, Reply, _unix_path
 from referee.views import Event, SeatView
 
 STUCK_AFTER = 2  # requests in a row unanswered by their deadline: the process is stuck
+HELLO_ATTEMPTS = 3  # Hellos asked of a bot that lives and has its socket, each within startup_ms
+
+
+def _socket_exists(address: str) -> bool:
+    """Whether the unix socket of ``address`` exists (False for a TCP address)."""
+    path = _unix_path(address)
+    return path is not None and os.path.exists(path)
 
 
 @dataclass(frozen=True)
@@ -270,7 +278,23 @@ class BotPool:
 
     async def _hello_or_exit(self, client: BotClient, process: BotProcess | None) -> HelloInfo:
         """Hello within ``startup_ms``; a process that ends first fails at once (raises
-        HelloError) instead of after the whole ``startup_ms``."""
+        HelloError) instead of after the whole ``startup_ms``.
+
+        A Hello that times out while the bot's process lives and its socket exists is
+        asked again, up to :data:`HELLO_ATTEMPTS` times in all, each with ``startup_ms``:
+        the bot is serving, and a slow answer then is the machine's load (the referee's
+        side), never a student's fault."""
+        attempt = 1
+        while True:
+            try:
+                return await self._hello_once(client, process)
+            except HelloError as error:
+                serving = process is not None and process.exit_detail() is None and _socket_exists(client.address)
+                if attempt >= HELLO_ATTEMPTS or not serving or not error.answer.startswith("DEADLINE_EXCEEDED"):
+                    raise
+                attempt += 1
+
+    async def _hello_once(self, client: BotClient, process: BotProcess | None) -> HelloInfo:
         outcome: list[HelloInfo | BotError] = []
 
         async def hello(scope: trio.CancelScope) -> None:
