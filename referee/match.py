@@ -51,7 +51,8 @@ class Player(Protocol):
         ...
 
 
-Trace = Callable[[int, SeatView, Reply | None, Action], None]
+Trace = Callable[[int, SeatView, Reply | None, Action, FaultKind | None], None]
+"""(seat, view, the reply or None for a seat the referee plays, the action applied, the fault judged)."""
 
 
 @dataclass
@@ -161,7 +162,7 @@ def play_match(
                 result.forfeits.append((decision, seat))
                 state.forfeited_round = view.round_number
         if trace is not None:
-            trace(seat, view, reply, action)
+            trace(seat, view, reply, action, result.actions[-1].fault)
         game.apply(seat, action)
         decision += 1
     return result

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,6 +22,7 @@ from referee import PROTOCOL_VERSION, __version__
 from referee.errors import BotError
 from referee.records import FaultKind
 from referee.sandbox import BotProcess, SandboxSettings, launch
+from referee.sandbox.command import resolve_command
 from referee.timecontrol import TimeControl
 from referee.transport.client import BotClient, HelloError, HelloInfo, ProtocolMismatch, Reply, _unix_path
 from referee.views import Event, SeatView
@@ -81,14 +83,31 @@ class Lease:
         return reply
 
     async def game_over(self, game_id: str, seat: int, placements: Sequence[int], winner: int | None) -> None:
-        """Tell a live bot the game's result (in trio, after the game's thread ended)."""
-        if self.exit_detail() is None and not self.stuck:
+        """Tell a live bot the game's result (in trio, after the game's thread ended),
+        also a stuck one that is replaced next (it may still hear it, within 1 s)."""
+        if self.exit_detail() is None:
             await self.client.game_over(game_id, seat, placements, winner, timeout_s=1.0)
 
     def exit_detail(self) -> str | None:
         if self.process is None:
             return None
         return self.process.exit_detail()
+
+    @property
+    def log_path(self) -> Path | None:
+        """The bot process's log (None for a remote bot)."""
+        return self.process.log_path if self.process is not None else None
+
+    def note(self, line: str) -> None:
+        """Append ``[referee] line`` to the bot's log (the game it plays, its faults), so
+        that a fault leads to the traceback beside it. Never raises."""
+        if self.process is None:
+            return
+        try:
+            with open(self.process.log_path, "a", encoding="utf-8") as log:
+                log.write(f"[referee] {line}\n")
+        except OSError:
+            pass
 
 
 @dataclass(frozen=True)
@@ -247,6 +266,16 @@ class BotPool:
         self._live.append(lease)
         return lease
 
+    def _ran(self, name: str) -> str:
+        """The command line the bot was started with, its interpreter resolved as the
+        sandbox resolves it (startup-fault evidence)."""
+        entry = self._bots[name].entry
+        try:
+            resolved = resolve_command(entry.command, name=entry.name, bot_dir=Path(os.path.realpath(entry.directory)))
+            return shlex.join(resolved.argv)
+        except Exception:  # the sandbox raised when starting it; the written command then
+            return shlex.join(entry.command)
+
     def _sandbox_for(self, entry: BotEntry) -> SandboxSettings:
         if not entry.ro_paths:
             return self._sandbox
@@ -274,6 +303,7 @@ class BotPool:
                 head = process.stderr_head(500).strip()
                 if head:
                     detail += f"; stderr: {head}"
+                detail += f"; ran: {self._ran(client.name)}; log {process.log_path}"
             return StartFailure("startup", detail, request, answer, (trio.current_time() - started) * 1000)
 
     async def _hello_or_exit(self, client: BotClient, process: BotProcess | None) -> HelloInfo:

@@ -4,6 +4,8 @@ after a crash, withdrawal after ``max_restarts``; the ``debug`` preset's trace; 
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import shutil
 import sqlite3
@@ -34,14 +36,33 @@ def test_forfeit_after_max_faults_plays_fallbacks_for_the_rest_of_the_round(shor
         assert record.knocked_out_round[seat] == 1
         assert_forfeit_placement(record, seat)
 
-    listing = run_referee("faults", str(short_tmp / "faults.sqlite"), "--bot", "faulty")
+    results = str(short_tmp / "faults.sqlite")
+    listing = run_referee("faults", results, "--bot", "faulty", "--full")
     assert listing.returncode == 0, listing.stderr
     assert listing.stdout.count("MALFORMED") == 6
-    for label in ("why:", "asked:", "answered:", "legal:"):
+    for label in ("why:", "asked:", "answered:", "legal:", "request:"):
         assert label in listing.stdout
     assert "asked to play a card" in listing.stdout and '"choose_trump"' in listing.stdout
     assert "6 faults: malformed 6" in listing.stdout
-    assert run_referee("faults", str(short_tmp / "faults.sqlite"), "--bot", "random").stdout.count("MALFORMED") == 0
+    assert f"faulty (seat {records[0].seats.index('faulty')})" in listing.stdout, "seats are named 'seat N'"
+    assert run_referee("faults", results, "--bot", "random").stdout.count("MALFORMED") == 0
+
+    summary = run_referee("faults", results)
+    assert summary.returncode == 0, summary.stderr
+    assert "faulty: 6 faults: malformed 6" in summary.stdout
+    assert summary.stdout.count("MALFORMED") == 1, "the first example of each kind only"
+    assert "first malformed:" in summary.stdout
+
+    as_json = json.loads(run_referee("faults", results, "--format", "json").stdout)
+    assert as_json["summary"]["faulty"]["malformed"] == 6 and as_json["summary"]["faulty"]["total"] == 6
+    assert len(as_json["faults"]) == 6 and {row["kind"] for row in as_json["faults"]} == {"malformed"}
+    assert all(row["request"] and row["game_id"] for row in as_json["faults"])
+    rows = list(csv.DictReader(io.StringIO(run_referee("faults", results, "--format", "csv").stdout)))
+    assert len(rows) == 6 and rows[0]["bot"] == "faulty" and rows[0]["kind"] == "malformed"
+    for record in records:  # each fault leads to its log, and the log to the game
+        for fault in record.faults:
+            log = Path(fault.detail.rsplit("; log ", 1)[1])
+            assert f"[referee] game {record.game_id} decision {fault.decision}: malformed fault" in log.read_text()
     unknown = run_referee("faults", str(short_tmp / "faults.sqlite"), "--bot", "nobody")
     assert unknown.returncode == 2 and "no bot named 'nobody'" in unknown.stderr
 
@@ -92,6 +113,12 @@ def test_a_bot_that_dies_at_every_start_is_withdrawn_and_the_league_finishes(sho
     assert rows["dier"]["rank"] == 3
     table = run_referee("standings", str(short_tmp / "faults.sqlite"))
     assert "dier (withdrawn)" in table.stdout
+    listing = run_referee("faults", str(short_tmp / "faults.sqlite"), "--full").stdout
+    first = records[0]
+    assert f"dier (seat {first.seats.index('dier')})" in listing and "(P" not in listing
+    assert "asked:    Hello (protocol 1." in listing, "the Hello request actually sent"
+    assert "ran: " in faults[0].detail and "dies_at_start_bot.py" in faults[0].detail, "the command actually run"
+    assert "log " in faults[0].detail and ".log" in faults[0].detail
     assert not processes_matching(str(BOTS))
 
 
@@ -163,3 +190,19 @@ def test_a_resume_refuses_a_bot_whose_code_changed(short_tmp: Path) -> None:
     shutil.copy(RANDOM, mine)  # restored: the league finishes
     again = run_referee("run", str(short_tmp / "league.toml"), "--no-live", "--resume")
     assert again.returncode == 0, again.stderr
+
+
+def test_a_stuck_bot_replaced_after_two_timeouts_still_gets_its_game_over(short_tmp: Path) -> None:
+    records = run_league(
+        short_tmp,
+        {"slow": ["python", str(BOTS / "timeout_bot.py"), "--sleep-ms", "4000", "--concurrent"], "random": RANDOM},
+        time="move_ms = 300\ngrace_ms = 100",
+        faults='preset = "league"\nmax_faults = 10',
+        rules="start_hand_size = 2",
+    )
+    assert len(records) == 2
+    logs = "".join(path.read_text() for path in (short_tmp / "faults").glob("slow-*.log"))
+    for record in records:
+        assert [fault.kind for fault in record.faults if fault.bot == "slow"][:2] == ["timeout", "timeout"]
+        assert f"game over {record.game_id}" in logs, "told the result before it is replaced"
+    assert len(list((short_tmp / "faults").glob("slow-*.log"))) == 2, "the stuck process is replaced for the next game"
