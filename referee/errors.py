@@ -40,3 +40,8 @@ class StoreError(RefereeError):
 class MatchStopped(RefereeError):
     """A game in progress was abandoned because the league was interrupted (Ctrl-C); it is
     not stored, and the next run plays it again (DESIGN.md §7)."""
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C or SIGTERM, after the command has already said what was kept: the command
+    line exits 130 without printing ``interrupted`` again."""

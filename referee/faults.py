@@ -1,9 +1,11 @@
-"""Fault policy presets (DESIGN.md §5). Pure data.
+"""Fault policy presets (docs/design.md §5). Pure data.
 
-``league``: a fault plays the fallback action and is recorded; after ``max_faults`` in one
-game the bot forfeits (fallbacks for the rest of that round, knocked out at its end,
-placed below everyone knocked out by play). A crashed bot is restarted before its next
-game; after ``max_restarts`` restarts in a league it is withdrawn.
+A fault never pays. ``league``: a fault plays the fallback action (deterministic and
+deliberately weak: :func:`referee.views.fallback_action`) and is recorded; after
+``max_faults`` (1-10) in one game the bot forfeits (fallbacks for the rest of that round,
+knocked out at its end, placed below everyone knocked out by play in that round). A
+``crash`` forfeits the game at once in the same way. A crashed bot is restarted before its
+next game; after ``max_restarts`` restarts in a league it is withdrawn.
 ``strict``: the first fault forfeits. ``debug``: no time limits, every request traced.
 """
 
@@ -18,7 +20,7 @@ Preset = Literal["league", "strict", "debug"]
 @dataclass(frozen=True)
 class FaultPolicy:
     preset: Preset = "league"
-    max_faults: int = 3  # faults in one game before the bot forfeits
+    max_faults: int = 3  # faults in one game before the bot forfeits (1-10, the config's bound)
     max_restarts: int = 3  # restarts in one league before the bot is withdrawn
 
     @property

@@ -529,6 +529,7 @@ class Game:
             self._round_forfeits,
             required_tricks(self.rules, round_number, self._hand_size, self._last_round),
             dog_life_available(self.rules, round_number, self._last_round, self._dog_life_used),
+            strict=self.rules.required_tricks == "strict",
         )
         for seat in result.survivors:
             self._status[seat] = _IN

@@ -7,7 +7,7 @@ transaction, so an interrupted league loses only the games in progress (DESIGN.m
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 from typing import Protocol
@@ -64,7 +64,12 @@ async def run_league(spec: LeagueSpec, fixtures: Sequence[Fixture], store: Resul
         send.send_nowait(fixture)
     send.close()
     async with BotPool(
-        spec.bots, run_dir=spec.run_dir, sandbox=spec.sandbox, time=spec.time, max_restarts=spec.faults.max_restarts
+        spec.bots,
+        run_dir=spec.run_dir,
+        sandbox=spec.sandbox,
+        time=spec.time,
+        max_restarts=spec.faults.max_restarts,
+        restarts=store.restart_counts(),  # a resumed league remembers restarts and withdrawals
     ) as pool:
         async with trio.open_nursery() as nursery:
             for _ in range(max(1, min(spec.concurrency, len(todo)))):
@@ -113,9 +118,13 @@ async def play_fixture(
     def play(stopped: Stopped) -> MatchResult:
         return play_match(game, players, spec.time, spec.faults, startup_faults=startup_faults, trace=trace, stopped=stopped)
 
+    for seat, lease in enumerate(leases):
+        if lease is not None:
+            lease.note(f"game {fixture.game_id}: seat {seat}")
     try:
         result = await run_game_thread(play, on_stop=partial(_hang_up, leases), name=f"game {fixture.game_id}")
         crashed_seats = result.crashed
+        result.faults = [_lead_to_log(fault, leases[fault.seat], fixture.game_id) for fault in result.faults]
         await announce_result(game, leases)
     finally:
         if trace is not None:
@@ -137,6 +146,15 @@ async def play_fixture(
         withdrawn=withdrawn,
         forfeits=result.forfeits,
     )
+
+
+def _lead_to_log(fault: FaultRecord, lease: Lease | None, game_id: str) -> FaultRecord:
+    """A game fault names the bot's log, and the log names the game and decision, so the
+    fault leads to the traceback beside it (startup faults name their log already)."""
+    if lease is None or lease.log_path is None or fault.decision is None:
+        return fault
+    lease.note(f"game {game_id} decision {fault.decision}: {fault.kind} fault: {fault.detail}")
+    return replace(fault, detail=f"{fault.detail}; log {lease.log_path}")
 
 
 def _hang_up(leases: Sequence[Lease | None]) -> None:

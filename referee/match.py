@@ -1,13 +1,16 @@
 """One game: ask each seat's bot, enforce the time control, turn bot faults into records
-and fallback moves (DESIGN.md §5).
+and fallback moves (docs/design.md §5). A fault never pays: a crash forfeits the game at
+once, ``max_faults`` faults in one game forfeit it, and the fallback moves are
+deliberately weak (:func:`referee.views.fallback_action`).
 
 The match loop is synchronous and runs on one worker thread per game
 (:mod:`referee.gamethread`): each decision is a blocking call made on that thread, so a
 decision crosses no thread and wakes no event loop (``make bench``, B2). Trio schedules
 whole games, the pool and the store around it.
 
-The order of checks for a decision: the transport's own verdict (crash, malformed, a gRPC
-deadline), then the referee's clock (timeout, before legality), then legality.
+The order of checks for a decision: the clock is settled first, for every reply (so a
+late answer is a ``timeout`` whatever it holds, and spends the bank); then a crash, a
+malformed answer, and legality.
 """
 
 from __future__ import annotations
@@ -48,7 +51,8 @@ class Player(Protocol):
         ...
 
 
-Trace = Callable[[int, SeatView, Reply | None, Action], None]
+Trace = Callable[[int, SeatView, Reply | None, Action, FaultKind | None], None]
+"""(seat, view, the reply or None for a seat the referee plays, the action applied, the fault judged)."""
 
 
 @dataclass
@@ -151,25 +155,40 @@ def play_match(
             result.actions.append(
                 ActionRecord(seat, view.decision.value if view.decision else "", format_action(action), round(reply.ms, 3), fault[0] if fault else None)
             )
-            if state.faults >= policy.forfeit_after and state.forfeited_round is None:
+            if (state.crashed or state.faults >= policy.forfeit_after) and state.forfeited_round is None:
+                # a crash forfeits at once: a bot that is not there never profits from the
+                # fallbacks played for it (docs/design.md §5)
                 game.forfeit(seat)
                 result.forfeits.append((decision, seat))
                 state.forfeited_round = view.round_number
         if trace is not None:
-            trace(seat, view, reply, action)
+            trace(seat, view, reply, action, result.actions[-1].fault)
         game.apply(seat, action)
         decision += 1
     return result
 
 
 def _judge(view: SeatView, reply: Reply, clock: SeatClock, time: TimeControl) -> tuple[Action, tuple[FaultKind, str] | None]:
-    """-> (the bot's action, or a placeholder when faulted; the fault kind and detail)."""
+    """-> (the bot's action, or a placeholder when faulted; the fault kind and detail).
+
+    The clock is settled first, for every reply whatever it holds (docs/design.md §5):
+    a crash is a crash, but any answer after its deadline is a ``timeout`` even when it
+    is also malformed or illegal, and spends the bank like a legal one."""
     timed_out = clock.settle_reply(reply.ms, reply.fault)
-    if reply.fault is not None:
+    if reply.fault == "crash":
         return view.legal[0], (reply.fault, reply.detail)
     if timed_out:
+        if reply.fault == "timeout":
+            return view.legal[0], ("timeout", reply.detail)
         limit = time.move_ms + time.grace_ms
-        return view.legal[0], ("timeout", f"answered in {reply.ms:.0f} ms; the limit was {time.move_ms} ms (+{limit - time.move_ms} ms grace) and the bank was empty")
+        detail = f"answered in {reply.ms:.0f} ms; the limit was {time.move_ms} ms (+{limit - time.move_ms} ms grace) and the bank was empty"
+        if reply.fault is not None:
+            detail += f"; the late answer was also {reply.fault}: {reply.detail}"
+        elif reply.action is not None and reply.action not in view.legal:
+            detail += f"; the late answer {format_action(reply.action)} was also illegal"
+        return view.legal[0], ("timeout", detail)
+    if reply.fault is not None:
+        return view.legal[0], (reply.fault, reply.detail)
     action = reply.action
     assert action is not None
     if action not in view.legal:

@@ -10,7 +10,9 @@ a bot given by address (remote) is one shared connection that we neither start n
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+import os
+import shlex
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,11 +22,19 @@ from referee import PROTOCOL_VERSION, __version__
 from referee.errors import BotError
 from referee.records import FaultKind
 from referee.sandbox import BotProcess, SandboxSettings, launch
+from referee.sandbox.command import resolve_command
 from referee.timecontrol import TimeControl
-from referee.transport.client import BotClient, HelloError, HelloInfo, ProtocolMismatch, Reply
+from referee.transport.client import BotClient, HelloError, HelloInfo, ProtocolMismatch, Reply, _unix_path
 from referee.views import Event, SeatView
 
 STUCK_AFTER = 2  # requests in a row unanswered by their deadline: the process is stuck
+HELLO_ATTEMPTS = 3  # Hellos asked of a bot that lives and has its socket, each within startup_ms
+
+
+def _socket_exists(address: str) -> bool:
+    """Whether the unix socket of ``address`` exists (False for a TCP address)."""
+    path = _unix_path(address)
+    return path is not None and os.path.exists(path)
 
 
 @dataclass(frozen=True)
@@ -73,14 +83,31 @@ class Lease:
         return reply
 
     async def game_over(self, game_id: str, seat: int, placements: Sequence[int], winner: int | None) -> None:
-        """Tell a live bot the game's result (in trio, after the game's thread ended)."""
-        if self.exit_detail() is None and not self.stuck:
+        """Tell a live bot the game's result (in trio, after the game's thread ended),
+        also a stuck one that is replaced next (it may still hear it, within 1 s)."""
+        if self.exit_detail() is None:
             await self.client.game_over(game_id, seat, placements, winner, timeout_s=1.0)
 
     def exit_detail(self) -> str | None:
         if self.process is None:
             return None
         return self.process.exit_detail()
+
+    @property
+    def log_path(self) -> Path | None:
+        """The bot process's log (None for a remote bot)."""
+        return self.process.log_path if self.process is not None else None
+
+    def note(self, line: str) -> None:
+        """Append ``[referee] line`` to the bot's log (the game it plays, its faults), so
+        that a fault leads to the traceback beside it. Never raises."""
+        if self.process is None:
+            return
+        try:
+            with open(self.process.log_path, "a", encoding="utf-8") as log:
+                log.write(f"[referee] {line}\n")
+        except OSError:
+            pass
 
 
 @dataclass(frozen=True)
@@ -118,8 +145,17 @@ class BotPool:
         sandbox: SandboxSettings,
         time: TimeControl,
         max_restarts: int,
+        restarts: Mapping[str, int] | None = None,
     ) -> None:
+        """``restarts``: bot name -> restarts already spent in this league (a resumed
+        league's stored games, ``ResultsStore.restart_counts``): a bot past
+        ``max_restarts`` stays withdrawn."""
         self._bots = {bot.name: _BotSlots(bot) for bot in bots}
+        for name, count in (restarts or {}).items():
+            slots = self._bots.get(name)
+            if slots is not None and not slots.entry.remote:
+                slots.failures = count
+                slots.withdrawn = count > max_restarts
         self._run_dir = run_dir
         self._sandbox = sandbox
         self._time = time
@@ -230,6 +266,16 @@ class BotPool:
         self._live.append(lease)
         return lease
 
+    def _ran(self, name: str) -> str:
+        """The command line the bot was started with, its interpreter resolved as the
+        sandbox resolves it (startup-fault evidence)."""
+        entry = self._bots[name].entry
+        try:
+            resolved = resolve_command(entry.command, name=entry.name, bot_dir=Path(os.path.realpath(entry.directory)))
+            return shlex.join(resolved.argv)
+        except Exception:  # the sandbox raised when starting it; the written command then
+            return shlex.join(entry.command)
+
     def _sandbox_for(self, entry: BotEntry) -> SandboxSettings:
         if not entry.ro_paths:
             return self._sandbox
@@ -257,11 +303,28 @@ class BotPool:
                 head = process.stderr_head(500).strip()
                 if head:
                     detail += f"; stderr: {head}"
+                detail += f"; ran: {self._ran(client.name)}; log {process.log_path}"
             return StartFailure("startup", detail, request, answer, (trio.current_time() - started) * 1000)
 
     async def _hello_or_exit(self, client: BotClient, process: BotProcess | None) -> HelloInfo:
         """Hello within ``startup_ms``; a process that ends first fails at once (raises
-        HelloError) instead of after the whole ``startup_ms``."""
+        HelloError) instead of after the whole ``startup_ms``.
+
+        A Hello that times out while the bot's process lives and its socket exists is
+        asked again, up to :data:`HELLO_ATTEMPTS` times in all, each with ``startup_ms``:
+        the bot is serving, and a slow answer then is the machine's load (the referee's
+        side), never a student's fault."""
+        attempt = 1
+        while True:
+            try:
+                return await self._hello_once(client, process)
+            except HelloError as error:
+                serving = process is not None and process.exit_detail() is None and _socket_exists(client.address)
+                if attempt >= HELLO_ATTEMPTS or not serving or not error.answer.startswith("DEADLINE_EXCEEDED"):
+                    raise
+                attempt += 1
+
+    async def _hello_once(self, client: BotClient, process: BotProcess | None) -> HelloInfo:
         outcome: list[HelloInfo | BotError] = []
 
         async def hello(scope: trio.CancelScope) -> None:

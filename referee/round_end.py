@@ -57,43 +57,46 @@ def resolve_round(
     forfeits: Collection[int],
     required: int,
     dog_life: bool,
+    *,
+    strict: bool = False,
 ) -> RoundResult:
-    """Apply rules.md R17 (and the ``strict`` fallback, and DESIGN.md §5 forfeits) to one round.
+    """Apply docs/rules.md R17 (and the ``strict`` variant, and docs/design.md §5
+    forfeits) to one round.
 
     ``status`` is each seat's standing during the round, ``tricks_won`` per seat,
     ``forfeits`` the seats that forfeited this round, ``required`` the tricks a normal
-    player needs (a dog needs one, the most it can take), ``dog_life`` whether failing
-    normal players become dogs.
+    player needs, ``dog_life`` whether failing normal players with no trick become dogs,
+    ``strict`` whether the ``required_tricks = "strict"`` fallback applies.
 
-    - Nobody meets the requirement (``strict``): the players with the most tricks survive.
+    - A dog with a trick returns to normal play, one without is knocked out (R17b),
+      whatever ``required``; a dog's trick never counts as meeting the quota.
+    - ``strict``: when no normal player meets ``required``, the normal players with the
+      most tricks survive (docs/rules.md W23).
+    - A failing normal player gets the dog's life only with no trick at all (and
+      ``dog_life``); one with some tricks below the quota is knocked out (docs/rules.md W22).
     - A forfeiter is knocked out whatever its tricks; it never gets the dog's life.
-    - If no non-forfeited seat survives as a normal player, the non-forfeited seats with
-      the most tricks survive instead; if every seat in forfeited, nobody survives.
+    - If no non-forfeited seat survives, the non-forfeited seats with the most tricks
+      survive instead; if every seat in forfeited, nobody survives.
     """
-    players: list[int] = []
-    meets: list[int] = []
-    for seat, standing in enumerate(status):
-        if standing is not _OUT:
-            players.append(seat)
-            if tricks_won[seat] >= (1 if standing is _DOG else required):
-                meets.append(seat)
-    if not meets:
-        most = max(tricks_won[seat] for seat in players)
-        meets = [seat for seat in players if tricks_won[seat] == most]
-    survivors, rest = meets, players
-    forfeited: tuple[int, ...] = ()
-    if forfeits:
-        survivors = [seat for seat in meets if seat not in forfeits]
-        rest = [seat for seat in players if seat not in forfeits]
-        forfeited = tuple(seat for seat in players if seat in forfeits)
-        if not survivors and rest:
-            most = max(tricks_won[seat] for seat in rest)
-            survivors = [seat for seat in rest if tricks_won[seat] == most]
+    players = [seat for seat, standing in enumerate(status) if standing is not _OUT]
+    normal = [seat for seat in players if status[seat] is _IN]
+    meets = [seat for seat in normal if tricks_won[seat] >= required]
+    if strict and not meets and normal:
+        most = max(tricks_won[seat] for seat in normal)
+        meets = [seat for seat in normal if tricks_won[seat] == most]
+    dogs_back = [seat for seat in players if status[seat] is _DOG and tricks_won[seat] >= 1]
+    rest = [seat for seat in players if seat not in forfeits]
+    survivors = sorted(seat for seat in meets + dogs_back if seat not in forfeits)
+    if not survivors and rest:
+        most = max(tricks_won[seat] for seat in rest)
+        survivors = [seat for seat in rest if tricks_won[seat] == most]
+    forfeited = tuple(seat for seat in players if seat in forfeits)
     dogs: list[int] = []
     knocked_out: list[int] = []
     for seat in rest:
         if seat not in survivors:  # failed
-            (dogs if dog_life and status[seat] is _IN else knocked_out).append(seat)
+            life = dog_life and status[seat] is _IN and tricks_won[seat] == 0
+            (dogs if life else knocked_out).append(seat)
     return RoundResult(tuple(survivors), tuple(dogs), tuple(knocked_out), forfeited)
 
 

@@ -3,7 +3,8 @@
 WAL journal, ``synchronous=NORMAL``; one transaction per finished game, so an
 interrupted league loses only the games in progress. Tables:
 
-- ``meta(key, value)``: schema version, league name, config fingerprint, config text, created;
+- ``meta(key, value)``: schema version, league name, config fingerprint, config text,
+  created, and ``bot_code``: each bot's code fingerprint (JSON, :mod:`referee.botcode`);
 - ``games(game_id PK, fixture, finished_at, record)``: the full :class:`GameRecord` as JSON;
 - ``faults(game_id, seat, bot, kind, decision, detail, request, answer, ms)``: one row per
   fault, for ``referee faults`` queries.
@@ -18,7 +19,7 @@ import difflib
 import json
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -74,12 +75,23 @@ class ResultsStore:
     # -- opening -------------------------------------------------------------
 
     @classmethod
-    def open(cls, path: Path, *, league: str, fingerprint: str, config_text: str, resume: bool) -> ResultsStore:
+    def open(
+        cls,
+        path: Path,
+        *,
+        league: str,
+        fingerprint: str,
+        config_text: str,
+        resume: bool,
+        bot_code: Mapping[str, str] | None = None,
+    ) -> ResultsStore:
         """Open or create ``path`` (and its folders) for a league run.
 
-        Raises StoreError when ``path`` already holds finished games and ``resume`` is
-        False, when ``resume`` is True and the stored config fingerprint differs, or
-        when ``path`` is not a results store.
+        ``bot_code``: bot name -> fingerprint of its code (:mod:`referee.botcode`), kept
+        with the results. Raises StoreError when ``path`` already holds finished games and
+        ``resume`` is False, when ``resume`` is True and the stored config fingerprint
+        differs, or a bot's code fingerprint differs (naming the bot), or when ``path`` is
+        not a results store.
         """
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -88,6 +100,8 @@ class ResultsStore:
         store = cls(path, _connect(path, create=True))
         try:
             store._prepare(league=league, fingerprint=fingerprint, config_text=config_text, resume=resume)
+            if bot_code is not None:
+                store._check_bot_code(dict(bot_code))
         except BaseException:
             store.close()
             raise
@@ -147,6 +161,31 @@ class ResultsStore:
             values = {"schema_version": SCHEMA_VERSION, "league": league, "fingerprint": fingerprint, "config_text": config_text, "created": now}
             with self._lock, self._db:
                 self._db.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", values.items())
+
+    def _check_bot_code(self, now: dict[str, str]) -> None:
+        """Refuse to resume a league whose bots' code changed; remember it otherwise."""
+        stored = json.loads(self.meta().get("bot_code", "{}"))
+        played = self.game_count()
+        changed = [name for name, code in now.items() if played and name in stored and stored[name] != code]
+        if changed:
+            names = ", ".join(f"'{name}'" for name in changed)
+            raise StoreError(
+                f"the code of bot {names} changed since the games in {self.path} were played: "
+                "restore its files to finish this league, or start a new one (remove the file or use --results)"
+            )
+        with self._lock, self._db:
+            self._db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('bot_code', ?)", (json.dumps({**stored, **now}, sort_keys=True),))
+
+    def restart_counts(self) -> dict[str, int]:
+        """bot -> restarts its stored games cost it (docs/design.md §5): one per startup or
+        protocol fault, one per game with a crash. A resumed league starts its pool from
+        these, so a withdrawn bot stays withdrawn and counts equal an uninterrupted run."""
+        query = (
+            "SELECT bot, SUM(kind IN ('startup', 'protocol')) + COUNT(DISTINCT CASE WHEN kind = 'crash' THEN game_id END) "
+            "FROM faults GROUP BY bot"
+        )
+        with self._lock:
+            return {bot: int(count) for bot, count in self._db.execute(query)}
 
     # -- writing -------------------------------------------------------------
 

@@ -61,15 +61,15 @@ class SeatClock:
         return True
 
     def settle_reply(self, elapsed_ms: float, transport_fault: str | None) -> bool:
-        """Charge one decision as the referee judges it (DESIGN.md §5); True for a timeout.
+        """Charge one decision as the referee judges it (docs/design.md §5); True for a timeout.
 
-        ``transport_fault`` is what the transport saw: ``"timeout"`` (the gRPC deadline,
-        which included the whole bank, passed) spends the whole bank; ``"crash"`` or
-        ``"malformed"`` is not charged; None (an answer arrived) is charged by :meth:`settle`.
+        Every reply is charged, whatever it holds: the clock is settled before anything
+        else is judged, so a malformed answer (or a crash) that came after
+        ``move_ms + grace_ms`` spends the bank exactly as a legal one does, and is a
+        timeout when the bank cannot pay. ``transport_fault == "timeout"`` (the gRPC
+        deadline, which included the whole bank, passed) spends the whole bank.
         """
         if transport_fault == "timeout":
             self.bank_left_ms = 0
             return True
-        if transport_fault is not None:
-            return False
         return self.settle(elapsed_ms)

@@ -8,7 +8,8 @@ A :class:`TraceLog` is the ``trace`` hook of :func:`referee.match.play_match`. E
 
 ``request`` is the DecisionRequest as JSON (null for a seat the referee plays), ``answer``
 what the bot answered (or the gRPC status), ``ms`` the measured time, ``fault`` the
-transport's verdict (crash, malformed; there are no timeouts without limits) and
+fault the referee judged, as ``referee faults`` lists it (``illegal``, ``malformed``,
+``crash``; there are no timeouts without limits), null for none, and
 ``played`` the action applied (the fallback when the answer was not legal).
 """
 
@@ -19,6 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import IO
 
+from referee.records import FaultKind
 from referee.transport.replies import Reply
 from referee.views import Action, SeatView, format_action
 
@@ -39,7 +41,7 @@ class TraceLog:
         """The trace of game ``game_id``: ``<run_dir>/trace/<game_id>.jsonl`` (replaced)."""
         return cls(run_dir / "trace" / f"{game_id}.jsonl", seats)
 
-    def __call__(self, seat: int, view: SeatView, reply: Reply | None, action: Action) -> None:
+    def __call__(self, seat: int, view: SeatView, reply: Reply | None, action: Action, fault: FaultKind | None = None) -> None:
         line = {
             "decision": self._decision,
             "seat": seat,
@@ -47,7 +49,7 @@ class TraceLog:
             "request": json.loads(reply.request_json) if reply is not None and reply.request_json else None,
             "answer": reply.answer if reply is not None else None,
             "ms": round(reply.ms, 3) if reply is not None else None,
-            "fault": reply.fault if reply is not None else None,
+            "fault": fault,
             "played": format_action(action),
         }
         self._file.write(json.dumps(line, separators=(",", ":")) + "\n")

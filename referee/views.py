@@ -248,18 +248,23 @@ def build_seat_view(
 
 
 def fallback_action(view: SeatView) -> Action:
-    """The deterministic move played for a faulting bot (DESIGN.md §5).
+    """The move the referee plays for a faulting bot (docs/design.md §5): deterministic
+    and deliberately weak, so that a fault never pays.
 
-    Play: the lowest legal card (by rank, then suit order); a dog plays its card rather
-    than pass. Trump: the suit the seat holds most of, ties by
-    suit order. Raises ValueError when the view asks nothing.
+    Play: the lowest legal card (by rank, then suit order); a dog passes whenever it may.
+    Trump: the suit the seat holds fewest of (ties by suit order), never no trump. (The
+    natural choices, the suit held most of and a dog playing its card, beat a random
+    player: ``tests/faults/test_never_pays.py``.) Raises ValueError when the view asks
+    nothing.
     """
     if view.decision is DecisionKind.CHOOSE_TRUMP:
         counts = {suit: 0 for suit in Suit}
         for card in view.hand:
             counts[card.suit] += 1
-        best = max(Suit, key=lambda suit: (counts[suit], -suit.value))
-        return ChooseTrump(best)
+        fewest = min(Suit, key=lambda suit: (counts[suit], suit.value))
+        return ChooseTrump(fewest)
+    if any(type(action) is Pass for action in view.legal):
+        return Pass()
     cards = [action for action in view.legal if isinstance(action, Play)]
     if cards:
         return min(cards, key=lambda action: (action.card.rank, action.card.suit))

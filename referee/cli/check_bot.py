@@ -7,13 +7,12 @@ import argparse
 import shlex
 from pathlib import Path
 
-import trio
 from rich.console import Console
 from rich.markup import escape
 
 from referee.checkbot import CheckResult, CheckSettings, check_bot
 from referee.cli.botspec import SAMPLE_BOTS, parse_bot
-from referee.cli.setup import shutdown_guard
+from referee.cli.setup import run_trio, shutdown_guard
 from referee.config import rules_from_options
 from referee.errors import ConfigError
 from referee.pool import BotEntry
@@ -93,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
     target = bot.address or shlex.join(bot.command)
     console.print(f"[bold]check-bot[/] {escape(bot.name)}: {escape(target)}")
     with shutdown_guard(console), console.status("checking...") as status:
-        results = trio.run(
+        results = run_trio(
             lambda: check_bot(
                 bot, opponents, settings,
                 on_result=lambda result: print_result(console, result),

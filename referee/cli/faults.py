@@ -1,23 +1,27 @@
-"""``referee faults RESULTS [--bot NAME]``: every stored fault with its evidence."""
+"""``referee faults RESULTS``: a summary per bot of the stored faults, with the first
+example of each kind; ``--full`` lists every fault with its evidence; ``--format json|csv``
+gives them all as data."""
 
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from referee.errors import ConfigError
 from referee.records import FAULT_KINDS
 from referee.report.console import make_console
-from referee.report.faults import print_faults
+from referee.report.faults import faults_csv, faults_json, print_faults, print_summary
 from referee.store import ResultsStore
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = sub.add_parser("faults", help="list the faults of a results file, with what each bot was asked and answered")
+    parser = sub.add_parser("faults", help="the faults of a results file: a summary per bot, or every fault with what the bot was asked and answered")
     parser.add_argument("results", type=Path, help="results/<league>.sqlite")
     parser.add_argument("--bot", default=None, help="only this bot's faults")
     parser.add_argument("--kind", choices=FAULT_KINDS, default=None, help="only faults of this kind")
-    parser.add_argument("--full", action="store_true", help="also print each request as sent (JSON)")
+    parser.add_argument("--full", action="store_true", help="every fault with its evidence and the request as sent (JSON)")
+    parser.add_argument("--format", choices=("text", "json", "csv"), default="text", help="json or csv: every fault as data")
     parser.set_defaults(handler=run)
 
 
@@ -31,6 +35,15 @@ def run(args: argparse.Namespace) -> int:
     if args.kind is not None:
         faults = [stored for stored in faults if stored.fault.kind == args.kind]
     league = store.meta().get("league", "")
+    if args.format == "json":
+        sys.stdout.write(faults_json(faults, league=league) + "\n")
+        return 0
+    if args.format == "csv":
+        sys.stdout.write(faults_csv(faults))
+        return 0
     title = f"Faults — {league}" + (f", bot {args.bot}" if args.bot else "") + (f", {args.kind}" if args.kind else "")
-    print_faults(make_console(), faults, title=title, full=args.full)
+    if args.full:
+        print_faults(make_console(), faults, title=title, full=True)
+    else:
+        print_summary(make_console(), faults, title=title)
     return 0

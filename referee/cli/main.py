@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from referee.cli.pipes import quiet_broken_pipe
-from referee.errors import RefereeError
+from referee.errors import Interrupted, RefereeError
 
 COMMANDS = ("run", "play", "standings", "replay", "check_bot", "faults")
 
@@ -56,7 +56,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             err.print(f"[bold red]error:[/] {escape(str(leaf))}", soft_wrap=True)
             return leaf.exit_code
         if isinstance(leaf, KeyboardInterrupt):
-            err.print("interrupted")
+            if not isinstance(leaf, Interrupted):  # else the command said it already
+                err.print("interrupted")
             return 130
         if isinstance(leaf, BrokenPipeError):  # the reader stopped early, e.g. `| head`
             return quiet_broken_pipe()

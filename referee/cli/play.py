@@ -6,12 +6,11 @@ import argparse
 import hashlib
 from pathlib import Path
 
-import trio
 from referee.cli.main import positive_int
 from referee.report.console import make_console
 
 from referee.cli.botspec import SAMPLE_BOTS, parse_bots
-from referee.cli.setup import shutdown_guard
+from referee.cli.setup import run_trio, shutdown_guard
 from referee.config import rules_from_options
 from referee.dealfile import deal_rules, read_deal
 from referee.errors import ConfigError
@@ -131,7 +130,7 @@ def run(args: argparse.Namespace) -> int:
                     console.print(placement_line(record), markup=False)
 
     with shutdown_guard(console, store, resumable=False):
-        trio.run(play_all)
+        run_trio(play_all)
     if args.games > 1:
         print_standings(console, compute_standings(store.records(), bots=list(names)), title="Standings", rules_line=f"rules: {rules.summary()}")
     # the hint names the seat, in game play-1, of the first bot that is not a sample bot (the student's own)

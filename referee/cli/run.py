@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import argparse
+from functools import partial
 from pathlib import Path
 
-import trio
 from rich.markup import escape
+
 from referee.cli.main import positive_int
 from referee.report.console import make_console
 
-from referee.cli.setup import league_spec, open_results, shutdown_guard, store_standings
+from referee.cli.setup import league_spec, open_results, run_trio, shutdown_guard, store_standings
 from referee.config import load_config
 from referee.league import run_league
 from referee.report.live import make_reporter
@@ -40,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
         format=config.league.format,
         challengers=tuple(config.league.challengers),
     )
-    store = open_results(config, args.results, resume=args.resume)
+    store = open_results(config, args.results, resume=args.resume, spec=spec)
     already = len(store.finished_game_ids())
     console.print(
         f"[bold]{escape(spec.name)}[/]: {len(config.bots)} bots, {len(fixtures)} games at tables of "
@@ -51,8 +52,11 @@ def run(args: argparse.Namespace) -> int:
     reporter = make_reporter(
         console, total=len(fixtures), done=already, live=not args.no_live, standings=lambda: store_standings(store, spec)
     )
-    with shutdown_guard(console, store), reporter:
-        trio.run(run_league, spec, fixtures, store, reporter)
-    print_standings(console, store_standings(store, spec), title=f"Standings — {escape(spec.name)}", rules_line=f"rules: {spec.rules.summary()}")
+    def standings() -> None:
+        print_standings(console, store_standings(store, spec), title=f"Standings — {escape(spec.name)}", rules_line=f"rules: {spec.rules.summary()}")
+
+    with shutdown_guard(console, store, summary=standings), reporter:
+        run_trio(partial(run_league, spec, fixtures, store, reporter))
+    standings()
     console.print(f"results: {store.path}   (referee standings {store.path})")
     return 0

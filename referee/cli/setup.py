@@ -1,25 +1,32 @@
-"""Shared set-up of the league commands: config -> LeagueSpec, the results store, and
-the guard that kills every bot process on Ctrl-C, SIGTERM or an error."""
+"""Shared set-up of the league commands: config -> LeagueSpec, the results store, the
+guard that kills every bot process on Ctrl-C, SIGTERM or an error, and :func:`run_trio`,
+which lets SIGTERM end a run even where SIGINT is ignored (``referee run ... &`` from a
+script)."""
 
 from __future__ import annotations
 
 import atexit
-import os
 import contextlib
 import dataclasses
 import signal
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from types import FrameType
+from typing import TypeVar
 
+import trio
 from rich.console import Console
 
 from referee import sandbox
+from referee.botcode import code_fingerprints
 from referee.config import LeagueConfig
+from referee.errors import Interrupted
 from referee.league import LeagueSpec
 from referee.pool import BotEntry
 from referee.standings import Standings, compute_standings
 from referee.store import ResultsStore
+
+T = TypeVar("T")
 
 
 def results_path(config: LeagueConfig, override: Path | None) -> Path:
@@ -60,13 +67,21 @@ def league_spec(config: LeagueConfig, console: Console, *, concurrency: int | No
     )
 
 
-def open_results(config: LeagueConfig, override: Path | None, *, resume: bool) -> ResultsStore:
+def open_results(config: LeagueConfig, override: Path | None, *, resume: bool, spec: LeagueSpec | None = None) -> ResultsStore:
+    """The league's results store. With ``spec``, each bot's code is fingerprinted
+    (:mod:`referee.botcode`) and a resume refuses bots whose code changed."""
+    path = results_path(config, override)
+    code = None
+    if spec is not None:
+        companions = [Path(f"{path}{suffix}") for suffix in ("", "-wal", "-shm", "-journal")]
+        code = code_fingerprints(spec.bots, exclude=[spec.run_dir, *companions])
     return ResultsStore.open(
-        results_path(config, override),
+        path,
         league=config.league.name,
         fingerprint=config.fingerprint,
         config_text=config.text,
         resume=resume,
+        bot_code=code,
     )
 
 
@@ -78,14 +93,27 @@ def interrupted(error: BaseException) -> bool:
 
 
 @contextlib.contextmanager
-def shutdown_guard(console: Console, store: ResultsStore | None = None, *, resumable: bool = True) -> Iterator[None]:
-    """Kill every bot process however the block ends; on Ctrl-C or SIGTERM say what was
-    kept and raise a plain KeyboardInterrupt. SIGTERM is turned into SIGINT, which trio
-    delivers at a safe point."""
+def shutdown_guard(
+    console: Console,
+    store: ResultsStore | None = None,
+    *,
+    resumable: bool = True,
+    summary: Callable[[], None] | None = None,
+) -> Iterator[None]:
+    """Kill every bot process however the block ends. On Ctrl-C or SIGTERM: print
+    ``summary()`` (the standings of the stored games), say once what was kept, and raise
+    :class:`~referee.errors.Interrupted` (the command line adds nothing and exits 130).
+
+    SIGTERM is handled as Ctrl-C: inside :func:`run_trio` by trio; elsewhere by this
+    guard, even when SIGINT is ignored (a background job of a script)."""
     atexit.register(sandbox.kill_all)
 
     def on_term(signum: int, frame: FrameType | None) -> None:
-        os.kill(os.getpid(), signal.SIGINT)
+        handler = signal.getsignal(signal.SIGINT)
+        if callable(handler):  # trio's Ctrl-C handler delivers it at a safe point
+            handler(signal.SIGINT, frame)
+        else:  # SIGINT ignored or default: no trio handler to defer to
+            raise KeyboardInterrupt
 
     previous = signal.signal(signal.SIGTERM, on_term)
     try:
@@ -94,14 +122,40 @@ def shutdown_guard(console: Console, store: ResultsStore | None = None, *, resum
         if not interrupted(error):
             raise
         sandbox.kill_all()
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second SIGTERM must not cut the summary
+        if summary is not None:
+            summary()
         if store is not None:
             kept = len(store.finished_game_ids())
             hint = "; continue with --resume" if resumable else ""
             console.print(f"[yellow]interrupted:[/] {kept} finished games are stored in {store.path}{hint}")
+            raise Interrupted from None
         raise KeyboardInterrupt from None
     finally:
         sandbox.kill_all()
         signal.signal(signal.SIGTERM, previous)
+
+
+def run_trio(main: Callable[[], Awaitable[T]]) -> T:
+    """``trio.run(main)``, where SIGTERM ends the run as Ctrl-C does (KeyboardInterrupt,
+    after cancelling ``main``): it works even where SIGINT is ignored, e.g. a referee
+    started with ``&`` from a script and stopped with ``kill -TERM``."""
+
+    async def with_sigterm() -> T:
+        results: list[T] = []
+
+        async def watch() -> None:
+            with trio.open_signal_receiver(signal.SIGTERM) as signals:
+                async for _ in signals:
+                    raise KeyboardInterrupt
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(watch)
+            results.append(await main())
+            nursery.cancel_scope.cancel()
+        return results[0]
+
+    return trio.run(with_sigterm)
 
 
 def store_standings(store: ResultsStore, spec: LeagueSpec) -> Standings:

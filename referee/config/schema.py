@@ -95,7 +95,7 @@ class TimeModel(Section):
 
 class FaultsModel(Section):
     preset: Preset = "league"
-    max_faults: int = _int(3, 1)
+    max_faults: int = _int(3, 1, 10)  # docs/design.md §5: a bound, so faults never pay
     max_restarts: int = _int(3, 0)
 
     @model_validator(mode="after")

@@ -1,14 +1,23 @@
-"""Faults as readable text with rich (DESIGN.md §5 evidence): per fault the game, the
-decision, the bot and seat, the kind, the measured time, what the bot was asked, what it
-answered and what would have been legal."""
+"""Faults as readable text with rich, and as JSON or CSV (docs/design.md §5 evidence).
+
+The summary gives per bot its faults by kind and the first example of each kind; the full
+listing gives every fault: the game, the decision, the bot and seat, the kind, the
+measured time, what the bot was asked, what it answered and what would have been legal.
+Bot-supplied text (answers, stderr in details) is printed as plain text, never as markup,
+with control characters removed.
+"""
 
 from __future__ import annotations
 
+import csv
+import io
+import json
+import re
 from collections import Counter
 from collections.abc import Sequence
+from typing import Any
 
 from rich.console import Console
-from rich.markup import escape
 from rich.text import Text
 
 from referee.checkbot.describe import describe_request, legal_answers
@@ -16,6 +25,15 @@ from referee.records import FAULT_KINDS
 from referee.store import StoredFault
 
 KIND_STYLE = {"timeout": "yellow", "illegal": "red", "malformed": "magenta", "crash": "bold red", "startup": "bold red", "protocol": "bold red"}
+CSV_FIELDS = ("game_id", "bot", "seat", "kind", "decision", "ms", "detail", "answer", "request")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def plain(text: str) -> str:
+    """Bot-supplied text made safe to print on one line: control characters removed,
+    newlines and tabs turned into spaces (rich markup is never interpreted: print it as a
+    :class:`rich.text.Text`)."""
+    return _CONTROL.sub("", text.replace("\r\n", " ").replace("\n", " ").replace("\t", " "))
 
 
 def fault_counts(faults: Sequence[StoredFault]) -> str:
@@ -25,28 +43,64 @@ def fault_counts(faults: Sequence[StoredFault]) -> str:
     return f"{len(faults)} fault{'s' if len(faults) != 1 else ''}" + (f": {kinds}" if kinds else "")
 
 
+def asked_line(stored: StoredFault) -> str:
+    """What the bot was asked, in one line: the decision for a game fault; the Hello
+    request for a startup or protocol fault ("not asked" when its process never started)."""
+    fault = stored.fault
+    if fault.kind in ("startup", "protocol"):
+        if not fault.request:
+            return "nothing: its process could not be started"
+        try:
+            hello = json.loads(fault.request)
+            return (
+                f"Hello (protocol {hello.get('protocol_major', '?')}.{hello.get('protocol_minor', '?')}, "
+                f"referee {hello.get('referee_version', '?')}), before its first game: {fault.request}"
+            )
+        except (ValueError, AttributeError):
+            return f"Hello: {fault.request}"
+    return describe_request(fault.request)
+
+
 def print_fault(console: Console, stored: StoredFault, *, full: bool = False) -> None:
     """A head line (game, decision, bot, seat, kind, ms) and indented evidence lines;
     ``full`` adds the request as sent (JSON)."""
     fault = stored.fault
     where = "before the game" if fault.decision is None else f"decision {fault.decision}"
     head = Text(f"{stored.game_id}  {where}  ", style="bold")
-    head.append(f"{fault.bot} (P{fault.seat})  ", style="bold cyan")
+    head.append(f"{plain(fault.bot)} (seat {fault.seat})  ", style="bold cyan")
     head.append(fault.kind.upper(), style=KIND_STYLE.get(fault.kind, "red"))
     if fault.ms is not None:
         head.append(f"  {fault.ms:.1f} ms")
     console.print(head, soft_wrap=True)
-    lines = [("why", fault.detail)]
-    if fault.request:
-        lines.append(("asked", describe_request(fault.request)))
-    lines.append(("answered", fault.answer or "(nothing)"))
-    legal = legal_answers(fault.request)
+    lines = [("why", fault.detail), ("asked", asked_line(stored)), ("answered", fault.answer or "(nothing)")]
+    legal = legal_answers(fault.request) if fault.kind not in ("startup", "protocol") else []
     if legal:
         lines.append(("legal", " ".join(legal)))
-    if full and fault.request:
+    if full and fault.request and fault.kind not in ("startup", "protocol"):
         lines.append(("request", fault.request))
     for label, text in lines:
-        console.print(f"    [dim]{label + ':':<9}[/] {escape(text)}", soft_wrap=True, highlight=False)
+        line = Text(f"    {label + ':':<9} ", style="dim")
+        line.append(plain(text), style="")
+        console.print(line, soft_wrap=True, highlight=False)
+
+
+def print_summary(console: Console, faults: Sequence[StoredFault], *, title: str) -> None:
+    """Per bot (most faults first): its count by kind, then the first fault of each kind
+    with its evidence."""
+    console.print(Text(title, style="bold underline"))
+    by_bot: dict[str, list[StoredFault]] = {}
+    for stored in faults:
+        by_bot.setdefault(stored.fault.bot, []).append(stored)
+    for bot, mine in sorted(by_bot.items(), key=lambda item: (-len(item[1]), item[0])):
+        console.print(Text(f"{plain(bot)}: {fault_counts(mine)}", style="bold"), soft_wrap=True)
+        for kind in FAULT_KINDS:
+            first = next((stored for stored in mine if stored.fault.kind == kind), None)
+            if first is not None:
+                console.print(Text(f"  first {kind}:", style="dim"))
+                print_fault(console, first)
+    console.print(Text(fault_counts(faults), style="bold red" if faults else "bold green"))
+    if faults:
+        console.print(Text("every fault with its request: --full; as data: --format json or --format csv", style="dim"))
 
 
 def print_faults(console: Console, faults: Sequence[StoredFault], *, title: str, full: bool = False) -> None:
@@ -55,3 +109,39 @@ def print_faults(console: Console, faults: Sequence[StoredFault], *, title: str,
     for stored in faults:
         print_fault(console, stored, full=full)
     console.print(Text(fault_counts(faults), style="bold red" if faults else "bold green"))
+
+
+def fault_row(stored: StoredFault) -> dict[str, Any]:
+    """One fault as flat data (the keys of :data:`CSV_FIELDS`)."""
+    fault = stored.fault
+    return {
+        "game_id": stored.game_id,
+        "bot": fault.bot,
+        "seat": fault.seat,
+        "kind": fault.kind,
+        "decision": fault.decision,
+        "ms": fault.ms,
+        "detail": fault.detail,
+        "answer": fault.answer,
+        "request": fault.request,
+    }
+
+
+def faults_json(faults: Sequence[StoredFault], *, league: str) -> str:
+    """``{"league", "summary": {bot: {kind: count, "total": n}}, "faults": [row...]}``."""
+    summary: dict[str, dict[str, int]] = {}
+    for stored in faults:
+        counts = summary.setdefault(stored.fault.bot, {kind: 0 for kind in FAULT_KINDS} | {"total": 0})
+        counts[stored.fault.kind] += 1
+        counts["total"] += 1
+    return json.dumps({"league": league, "summary": summary, "faults": [fault_row(s) for s in faults]}, indent=2, ensure_ascii=False)
+
+
+def faults_csv(faults: Sequence[StoredFault]) -> str:
+    """A header line of :data:`CSV_FIELDS`, then one row per fault."""
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=CSV_FIELDS, lineterminator="\n")
+    writer.writeheader()
+    for stored in faults:
+        writer.writerow(fault_row(stored))
+    return out.getvalue()

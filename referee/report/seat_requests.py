@@ -128,9 +128,8 @@ def _request(
 
 
 def _charge(clock: SeatClock, action: ActionRecord, fault: FaultRecord | None) -> None:
-    """Spend the seat's bank as ``referee.match`` did (:meth:`SeatClock.settle_reply`): an
-    answer that reached the referee (no fault, or an illegal one) is settled; a timeout
-    empties the bank; a crash or a malformed reply is not charged."""
+    """Spend the seat's bank as ``referee.match`` did (:meth:`SeatClock.settle_reply`):
+    every answer is settled, whatever it held; a timeout empties the bank."""
     if action.ms is None:
         return
     clock.settle_reply(action.ms, fault.kind if fault is not None and fault.kind != "illegal" else None)

@@ -1,6 +1,8 @@
 """Ctrl-C in the middle of a league night: a game waiting on a bot that never answers
 (the debug preset sets no deadline) is abandoned at once, the games already finished
-stay stored, no bot process is left, and the teacher sees one line, not a traceback."""
+stay stored, no bot process is left, and the teacher sees the standings of the stored
+games and one line, not a traceback. SIGTERM does the same, even in a background job
+of a script (where SIGINT is ignored)."""
 
 from __future__ import annotations
 
@@ -18,11 +20,13 @@ BOTS = Path(__file__).parent / "bots"
 SAMPLES = REPO / "sample_bots" / "python"
 
 
-def test_ctrl_c_abandons_a_hung_game_and_keeps_finished_ones(short_tmp: Path) -> None:
-    marker = short_tmp / "hanging-now"
-    results = short_tmp / "night.sqlite"
+def interrupt_a_hung_league(tmp: Path, sig: int, *, ignore_sigint: bool = False) -> tuple[int, str, Path]:
+    """Start a league whose second game hangs on a bot (no deadline), send ``sig`` once
+    the bot hangs; -> (exit code, stdout + stderr, the results file)."""
+    marker = tmp / "hanging-now"
+    results = tmp / "night.sqlite"
     config = write_config(
-        short_tmp / "night.toml",
+        tmp / "night.toml",
         "\n".join([
             "[league]", 'name = "night"', "seed = 3", "table_size = 2", "deals = 3", "concurrency = 1",
             f'results = "{results}"',
@@ -30,13 +34,19 @@ def test_ctrl_c_abandons_a_hung_game_and_keeps_finished_ones(short_tmp: Path) ->
             "[faults]", 'preset = "debug"',
             "[sandbox]", 'mode = "none"',
             "[[bots]]", 'name = "hanging"', f'command = ["python", "{BOTS / "hanging_bot.py"}", "{marker}"]',
-            "[[bots]]", 'name = "random"', f'command = ["python", "{SAMPLES / "random_bot.py"}"]',
+            # the folder in its command tells this test's random bot from other tests' ones
+            "[[bots]]", 'name = "random"', f'command = ["python", "{SAMPLES / "random_bot.py"}", "{tmp}"]',
         ]) + "\n",
     )
     env = dict(os.environ, COLUMNS="200", NO_COLOR="1")
+
+    def ignore() -> None:  # as a shell does for `referee run ... &` in a script
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+
     referee = subprocess.Popen(
         [sys.executable, "-m", "referee", "run", str(config), "--no-live"],
         cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=ignore if ignore_sigint else None,
     )
     try:
         give_up = time.monotonic() + 120
@@ -44,15 +54,28 @@ def test_ctrl_c_abandons_a_hung_game_and_keeps_finished_ones(short_tmp: Path) ->
             assert referee.poll() is None, referee.communicate()
             assert time.monotonic() < give_up, "the bot never reached its hanging decision"
             time.sleep(0.05)
-        referee.send_signal(signal.SIGINT)
+        referee.send_signal(sig)
         out, err = referee.communicate(timeout=60)  # no deadline to wait for: the call is cut
     finally:
         if referee.poll() is None:
             referee.kill()
-    assert referee.returncode == 130, err
-    assert "Traceback" not in err and "Traceback" not in out, err
-    assert "interrupted: 1 finished games are stored" in out + err
+    return referee.returncode, out + err, results
+
+
+def assert_interrupted_cleanly(code: int, output: str, results: Path) -> None:
+    assert code == 130, output
+    assert "Traceback" not in output, output
+    assert "interrupted: 1 finished games are stored" in output
+    assert output.count("interrupted") == 1, "said once"
+    assert "Standings — night" in output and "hanging" in output, "the standings of the stored games"
     records = stored_records(results)
     assert len(records) == 1 and not records[0]["faults"]
-    assert processes_matching(str(BOTS / "hanging_bot.py")) == []
-    assert processes_matching(str(SAMPLES / "random_bot.py")) == []
+    assert processes_matching(str(results.parent)) == [], "no bot process is left"
+
+
+def test_ctrl_c_abandons_a_hung_game_and_keeps_finished_ones(short_tmp: Path) -> None:
+    assert_interrupted_cleanly(*interrupt_a_hung_league(short_tmp, signal.SIGINT))
+
+
+def test_sigterm_ends_a_background_referee_where_sigint_is_ignored(short_tmp: Path) -> None:
+    assert_interrupted_cleanly(*interrupt_a_hung_league(short_tmp, signal.SIGTERM, ignore_sigint=True))

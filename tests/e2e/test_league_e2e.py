@@ -78,7 +78,7 @@ def test_faulty_bots_get_the_right_fault_and_the_league_completes(short_tmp: Pat
         },
         table_size=4,
         deals=1,
-        extra="[faults]\nmax_faults = 100\n",
+        extra="[faults]\nmax_faults = 10\n",
     )
     done = run_referee("run", str(config), "--no-live")
     assert done.returncode == 0, done.stderr

@@ -202,6 +202,7 @@ BAD: list[tuple[str, str, str]] = [
     ("move_ms zero", GOOD + "\n[time]\nmove_ms = 0\n", "time.move_ms: expected an integer >= 1, got 0"),
     ("negative grace", GOOD + "\n[time]\ngrace_ms = -1\n", "time.grace_ms: expected an integer >= 0, got -1"),
     ("bad preset", GOOD + '\n[faults]\npreset = "lenient"\n', "faults.preset: expected 'league', 'strict' or 'debug', got \"lenient\""),
+    ("max_faults unbounded", GOOD + "\n[faults]\nmax_faults = 1000\n", "faults.max_faults: expected an integer 1-10, got 1000"),
     ("strict with max_faults", GOOD + '\n[faults]\npreset = "strict"\nmax_faults = 3\n',
      "faults.max_faults: the 'strict' preset forfeits on the first fault: remove max_faults or use preset 'league'"),
     ("bad sandbox mode", GOOD + '\n[sandbox]\nmode = "docker"\n',

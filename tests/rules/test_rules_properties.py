@@ -153,16 +153,18 @@ def expected_end(
     need = 1 if rules.required_tricks == "one" or r > last else min(r, h)
     players = [s for s in range(len(status)) if status[s] is not OUT]
     won = record.tricks_won
-    safe = {s for s in players if won[s] >= (1 if status[s] is DOG else need)}
-    if not safe:
-        safe = {s for s in players if won[s] == max(won)}
+    normal = [s for s in players if status[s] is IN]
+    safe = {s for s in normal if won[s] >= need}
+    if not safe and rules.required_tricks == "strict":  # a dog's trick never meets the quota
+        safe = {s for s in normal if won[s] == max(won[t] for t in normal)}
+    safe |= {s for s in players if status[s] is DOG and won[s] >= 1}  # R17b
     failed = set(players) - safe
     life = (
         not dog_life_used
         and r < last
         and (rules.dog_life == "any_round" or (rules.dog_life == "round1" and r == 1))
     )
-    dogs = {s for s in failed if life and status[s] is IN}
+    dogs = {s for s in failed if life and status[s] is IN and won[s] == 0}  # no trick at all
     return failed - dogs, dogs
 
 
@@ -218,7 +220,10 @@ def check_game(game: Game, forfeits: bool = False) -> None:
     else:
         assert in_at_end == [outcome.winner]
     if not forfeits:
-        assert outcome.winner is not None and len(rounds) <= rules.start_hand_size
+        # strict: a dog taking the last round's only trick leaves every normal player in
+        # (a dog never meets the quota), so tiebreak deals follow
+        assert outcome.winner is not None
+        assert len(rounds) <= rules.start_hand_size or rules.required_tricks == "strict"
     keys = [
         (99, 1) if s == outcome.winner else (outcome.knocked_out_round[s], 0 if outcome.forfeited[s] else 1)
         for s in range(n)

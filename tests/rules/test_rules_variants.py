@@ -48,11 +48,18 @@ STRICT_CASES = [
         THREE,
     ),
     (
-        "strict with any_round: failing players get the dog's life",
+        "strict with any_round: a trick below the quota is knocked out, not a dog (W22)",
         Rules(required_tricks="strict", dog_life="any_round"),
         [(THREE, [0, 1, 2, 0, 1, 2, 0], {}), (THREE, [0, 0, 0, 0, 1, 2], {})],
-        RoundEnded(2, (4, 1, 1), (), (1, 2)),
-        (IN, DOG, DOG),
+        RoundEnded(2, (4, 1, 1), (1, 2), ()),
+        (IN, OUT, OUT),
+    ),
+    (
+        "strict with any_round: only a player with no trick gets the dog's life",
+        Rules(required_tricks="strict", dog_life="any_round"),
+        [(THREE, [0, 1, 2, 0, 1, 2, 0], {}), (THREE, [0, 0, 0, 0, 1, 1], {})],
+        RoundEnded(2, (4, 2, 0), (), (2,)),
+        (IN, IN, DOG),
     ),
 ]
 

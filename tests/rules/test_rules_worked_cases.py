@@ -1,7 +1,8 @@
-"""The worked cases W1-W20 of rules.md §4 (W19 in test_rules_rejects, W21 in test_rules_properties)."""
+"""The worked cases W1-W20, W22, W23 of docs/rules.md §4 (W19 in test_rules_rejects, W21 in test_rules_properties)."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
 import pytest
@@ -18,6 +19,7 @@ from referee.views import (
     Play,
     RoundEnded,
     RoundStarted,
+    SeatStatus,
     TrickWon,
     TrumpChosen,
 )
@@ -290,3 +292,75 @@ def test_view_does_not_depend_on_other_seats_cards() -> None:
     views = [Game(4, Rules(), 0, first_dealer=3, decks={1: d}).view(0) for d in (deck, swapped)]
     assert views[0] == views[1]
     assert set(views[0].hand) == {deck[i] for i in range(0, 28, 4)}
+
+
+# --- W22, W23: required_tricks = "strict" (docs/rules.md §2) -------------------------------------
+
+STRICT_ANY = Rules(required_tricks="strict", dog_life="any_round")
+
+# id, rules, start hand size, rounds as (dealer, status, trick winners, dog -> trick it plays),
+# the last RoundEnded, each seat's status after it, the winner (None: the game goes on)
+STRICT_WORKED = [
+    (
+        "W22",
+        STRICT_ANY,
+        4,
+        [(0, (IN, IN), [0, 1, 0, 1], {}), (1, (IN, IN), [0, 0, 1], {})],
+        RoundEnded(2, (2, 1), (1,), ()),
+        (IN, OUT),
+        0,
+    ),
+    (
+        "W23",
+        STRICT_ANY,
+        7,
+        [
+            (0, (IN, IN, IN), [0, 1, 2, 0, 1, 2, 0], {}),
+            (1, (IN, IN, IN), [0, 1, 0, 1, 0, 1], {}),
+            (2, (IN, IN, DOG), [0, 1, 0, 1, 2], {2: 4}),
+        ],
+        RoundEnded(3, (2, 2, 1), (), ()),
+        (IN, IN, IN),
+        None,
+    ),
+    (
+        "W23 with the quota met by nobody and no dog",
+        Rules(required_tricks="strict"),
+        7,
+        [(0, (IN,) * 3, [0, 1, 2, 0, 1, 2, 0], {}), (1, (IN,) * 3, [0, 1, 2, 0, 1, 2], {}), (2, (IN,) * 3, [0, 1, 0, 1, 2], {})],
+        RoundEnded(3, (2, 2, 1), (2,), ()),
+        (IN, IN, OUT),
+        None,
+    ),
+    (
+        "W22 with no trick: the dog's life",
+        STRICT_ANY,
+        4,
+        [(0, (IN, IN, IN), [0, 1, 2, 0], {}), (1, (IN, IN, IN), [0, 0, 1], {})],
+        RoundEnded(2, (2, 1, 0), (1,), (2,)),
+        (IN, OUT, DOG),
+        None,
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    "case, rules, hand, rounds, ended, status, winner", STRICT_WORKED, ids=[c[0] for c in STRICT_WORKED]
+)
+def test_strict_worked_cases(
+    case: str,
+    rules: Rules,
+    hand: int,
+    rounds: list[tuple[int, tuple[SeatStatus, ...], list[int], dict[int, int]]],
+    ended: RoundEnded,
+    status: tuple[SeatStatus, ...],
+    winner: int | None,
+) -> None:
+    plans = [RoundPlan(dealer=d, status=st, winners=w, dog_tricks=dogs) for d, st, w, dogs in rounds]
+    game = play_plans(plans, dataclasses.replace(rules, start_hand_size=hand))
+    assert [e for e in game.events if isinstance(e, RoundEnded)][-1] == ended
+    if winner is None:
+        assert not game.over and game.view(0).status == status
+    else:
+        assert game.over and game.outcome is not None and game.outcome.winner == winner
+        assert tuple(OUT if place > 1 else IN for place in game.outcome.placements) == status
