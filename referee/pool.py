@@ -24,17 +24,20 @@ from referee.records import FaultKind
 from referee.sandbox import BotProcess, SandboxSettings, launch
 from referee.sandbox.command import resolve_command
 from referee.timecontrol import TimeControl
-from referee.transport.client import BotClient, HelloError, HelloInfo, ProtocolMismatch, Reply, _unix_path
+from referee.transport.client import BotClient, HelloError, HelloInfo, ProtocolMismatch, Reply
 from referee.views import Event, SeatView
 
 STUCK_AFTER = 2  # requests in a row unanswered by their deadline: the process is stuck
-HELLO_ATTEMPTS = 3  # Hellos asked of a bot that lives and has its socket, each within startup_ms
+HELLO_ATTEMPTS = 3  # Hellos asked of a bot whose process lives, each within startup_ms
+HELLO_ATTEMPTS_LOADED = 10  # the same while the machine is overloaded
 
 
-def _socket_exists(address: str) -> bool:
-    """Whether the unix socket of ``address`` exists (False for a TCP address)."""
-    path = _unix_path(address)
-    return path is not None and os.path.exists(path)
+def _overloaded() -> bool:
+    """Whether the machine is overloaded: 1-minute load average >= 2 x the CPU count."""
+    try:
+        return os.getloadavg()[0] >= 2 * (os.cpu_count() or 1)
+    except OSError:
+        return False
 
 
 @dataclass(frozen=True)
@@ -310,17 +313,21 @@ class BotPool:
         """Hello within ``startup_ms``; a process that ends first fails at once (raises
         HelloError) instead of after the whole ``startup_ms``.
 
-        A Hello that times out while the bot's process lives and its socket exists is
-        asked again, up to :data:`HELLO_ATTEMPTS` times in all, each with ``startup_ms``:
-        the bot is serving, and a slow answer then is the machine's load (the referee's
-        side), never a student's fault."""
+        A Hello that times out while the bot's process lives is asked again, each time
+        with ``startup_ms``: up to :data:`HELLO_ATTEMPTS` times in all, and up to
+        :data:`HELLO_ATTEMPTS_LOADED` while the machine is overloaded (load average at
+        least twice the CPU count). A slow start on a loaded machine is the referee's
+        side, never a student's fault; a bot that never answers is still a startup fault."""
         attempt = 1
         while True:
             try:
                 return await self._hello_once(client, process)
             except HelloError as error:
-                serving = process is not None and process.exit_detail() is None and _socket_exists(client.address)
-                if attempt >= HELLO_ATTEMPTS or not serving or not error.answer.startswith("DEADLINE_EXCEEDED"):
+                lives = process is not None and process.exit_detail() is None
+                limit = HELLO_ATTEMPTS_LOADED if _overloaded() else HELLO_ATTEMPTS
+                if attempt >= limit or not lives or not error.answer.startswith("DEADLINE_EXCEEDED"):
+                    if attempt > 1:
+                        raise HelloError(f"{error} (asked {attempt} times while its process ran)", error.answer) from None
                     raise
                 attempt += 1
 
