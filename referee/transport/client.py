@@ -47,10 +47,6 @@ CHANNEL_OPTIONS: tuple[tuple[str, int], ...] = (
 
 _CRASH_CODES = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED})
 
-_SERVICE = pb.DESCRIPTOR.services_by_name["KnockoutWhistBot"]
-DECIDE_METHOD = f"/{_SERVICE.full_name}/{_SERVICE.methods_by_name['Decide'].name}"
-"""The gRPC method path of Decide, from the generated descriptor."""
-
 SOCKET_POLL_S = 0.002  # how often hello() looks for a just-started bot's socket file, s
 
 
@@ -92,11 +88,6 @@ class BotClient:
         self.name = name
         self._channel = grpc.insecure_channel(address, options=CHANNEL_OPTIONS)
         self._stub = pb_grpc.KnockoutWhistBotStub(self._channel)
-        # Decide takes the request as wire bytes (``codec.view_to_request_bytes``): no
-        # message is built or serialized per decision (make bench, B2)
-        self._decide = self._channel.unary_unary(
-            DECIDE_METHOD, request_serializer=None, response_deserializer=pb.Action.FromString
-        )
         self._threads = CallThreads(name)
 
     async def hello(self, timeout_s: float) -> HelloInfo:
@@ -163,11 +154,11 @@ class BotClient:
         after the call. Never raises for a bot's fault; legality is not checked here (the
         match does it).
         """
-        request = codec.view_to_request_bytes(view, events, decision_number, time_left_ms, bank_left_ms)
+        request = codec.view_to_request(view, events, decision_number, time_left_ms, bank_left_ms)
         render = partial(codec.request_json, request)  # evidence, rendered only when needed
         started = time.monotonic()
         try:
-            msg = self._decide(request, timeout=deadline_s)
+            msg = self._stub.Decide(request, timeout=deadline_s)
         except ValueError as error:  # closed channel
             return Reply(None, "crash", f"cannot send: {error}", request, "", 0.0, render)
         except grpc.RpcError as error:

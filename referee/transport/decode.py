@@ -1,14 +1,14 @@
 """The bot's side of the contract: a ``DecisionRequest`` -> (SeatView, events), an Action
 -> ``pb.Action`` (DESIGN.md §4). The one implementation of both; the referee's
-:mod:`referee.transport.codec` re-exports them and :mod:`referee.transport.wire` builds its
-cached card and action bytes from :func:`card_to_proto` / :func:`action_to_proto`.
+:mod:`referee.transport.codec` re-exports them and builds requests with
+:func:`card_to_proto` / :func:`action_to_proto`.
 
 A bot kit loads this module before its first decision (:mod:`referee.botkit.decide`), so
 it imports only the generated messages, the game's types and the transport's errors: no
-json, no ``json_format``, no grpc, not the referee's request encoder. Pure: no I/O.
+json, no ``json_format``, no grpc. Pure: no I/O.
 
 Also the enum tables (``SUIT_TO_PB`` ...: our enum member -> proto enum number) and
-:func:`enum_prefix`, shared with :mod:`referee.transport.wire`.
+:func:`enum_prefix`, shared with :mod:`referee.transport.codec`.
 """
 
 from __future__ import annotations
@@ -74,7 +74,7 @@ def enum_prefix(enum_type: Any) -> str:
 
 
 def rules_from_proto(msg: pb.Rules) -> Rules:
-    """``pb.Rules`` -> Rules (inverse of :func:`referee.transport.wire.rules_to_proto`).
+    """``pb.Rules`` -> Rules (inverse of :func:`referee.transport.codec.rules_to_proto`).
     Raises ValueError on an unspecified or unknown enum value."""
     values: dict[str, object] = {}
     by_name = pb.Rules.DESCRIPTOR.fields_by_name

@@ -243,12 +243,12 @@ def test_no_message_has_a_field_that_could_carry_hidden_cards() -> None:
 
 # --- the bot's side imports little (referee.transport.decode) ----------------------
 
-REFEREE_ONLY = ("json", "google.protobuf.json_format", "referee.transport.wire", "referee.transport.codec")
+REFEREE_ONLY = ("json", "google.protobuf.json_format", "referee.transport.codec")
 
 
 def test_a_bots_decisions_load_no_json_and_no_request_encoder() -> None:
     """A Python bot loads ``referee.botkit.decide`` before its first decision: it must not
-    pull in the referee's JSON evidence (json, json_format) or its wire encoder."""
+    pull in the referee's JSON evidence (json, json_format) or its request encoder."""
     probe = f"import sys, referee.botkit.decide; print([m for m in {REFEREE_ONLY!r} if m in sys.modules])"
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60)
     assert result.stdout.strip() == "[]", result.stderr
