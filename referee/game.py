@@ -36,6 +36,7 @@ from referee.rules import MAX_PLAYERS, Rules
 from referee.views import (
     Action,
     CardPlayed,
+    CardRevealed,
     ChooseTrump,
     DecisionKind,
     Event,
@@ -155,7 +156,7 @@ class Game:
         "_dealer", "_hand_size", "_deck", "_hands", "_hand_positions", "_hand_plays", "_round_status",
         "_turn_up", "_trump", "_trump_suit", "_no_trump", "_chooser", "_tricks_won", "_tricks_won_now",
         "_completed", "_round_forfeits", "_orders", "_order", "_order_end", "_position", "_plays",
-        "_current", "_lead_seat", "_led", "_best", "_best_seat",
+        "_current", "_lead_seat", "_led", "_best", "_best_seat", "_face_down",
     )  # a fixed layout: faster attribute access than a dict of this many keys
 
     def __init__(
@@ -224,6 +225,7 @@ class Game:
         self._trump_suit: int = -1  # self._trump (an IntEnum compares as its value); -1 for none
         self._best = -1  # position of the card winning the trick so far; -1 before the first card
         self._best_seat = -1
+        self._face_down: tuple[tuple[int, int], ...] = ()  # (seat, position) of this trick's face-down cards
         self._start_round(first_dealer, None)
 
     # --- queries -------------------------------------------------------------------
@@ -290,6 +292,8 @@ class Game:
             trick.winner = None
             trick.__class__ = Trick  # type: ignore[assignment]
             current = self._current = trick  # type: ignore[assignment]
+        if self._face_down and current is not None:
+            current = _hide_face_down(current, seat)
         view = _OpenSeatView()
         view.game_id = self.game_id
         view.seat = seat
@@ -310,6 +314,7 @@ class Game:
         view.dog_life_used = self._dog_life_used
         view.decision = decision
         view.legal = legal
+        view.to_play = tuple(self._order[self._position :]) if self._decision is _PLAY else ()
         view.__class__ = SeatView  # type: ignore[assignment]
         return view  # type: ignore[return-value]
 
@@ -359,18 +364,22 @@ class Game:
                 del hand[index], positions[index], self._hand_plays[seat][index]
                 if not hand:  # a dog's card, or the round's last trick: later tricks skip this seat
                     self._orders = {}
-                trick_play, event = _PLAYED[seat][position]
-                self._plays += (trick_play,)
-                self.events.append(event)
-                best = self._best
-                if best < 0:
-                    self._led = suit
-                    self._lead_seat = seat
-                    self._best, self._best_seat = position, seat
-                elif (suit == _SUIT_OF[best] and position > best) or (
-                    suit == self._trump_suit and _SUIT_OF[best] != suit
-                ):  # higher in the suit (canonical order), or the first trump
-                    self._best, self._best_seat = position, seat
+                if not self._dogs_may_pass and self._round_status[seat] is _DOG:
+                    self._play_face_down(seat, position)  # judged when the trick is complete
+                else:
+                    trick_play, event = _PLAYED[seat][position]
+                    self._plays += (trick_play,)
+                    self.events.append(event)
+                    best = self._best
+                    if best < 0:
+                        self._led = suit
+                        if self._lead_seat is None:  # else a face-down card led (docs/rules.md W24)
+                            self._lead_seat = seat
+                        self._best, self._best_seat = position, seat
+                    elif (suit == _SUIT_OF[best] and position > best) or (
+                        suit == self._trump_suit and _SUIT_OF[best] != suit
+                    ):  # higher in the suit (canonical order), or the first trump
+                        self._best, self._best_seat = position, seat
             elif type(action) is Pass:
                 self._pass(seat)
             else:
@@ -418,6 +427,16 @@ class Game:
         self.events.append(_TRUMPS_CHOSEN[seat, action.suit])
         self._start_trick(self._first_leader())
 
+    def _play_face_down(self, seat: int, position: int) -> None:
+        """A dog's card under ``dog_play = "first_trick"`` (docs/rules.md W24): committed face
+        down. It leads no suit (the first card played face up does) and is judged, and
+        shown to all, when the trick is complete."""
+        self._plays += (TrickPlay(seat, CARDS[position], face_down=True),)
+        self.events.append(CardPlayed(seat, None, face_down=True))
+        self._face_down += ((seat, position),)
+        if self._lead_seat is None:
+            self._lead_seat = seat
+
     def _pass(self, seat: int) -> None:
         if self._round_status[seat] is not _DOG:
             raise IllegalAction(f"seat {seat} may not pass: only a dog may pass (rules.md R18)")
@@ -434,8 +453,14 @@ class Game:
 
     def _complete_trick(self) -> None:
         """Every seat holding cards has acted: the trick is won (R13), then the next one or the round's end."""
+        for seat, position in self._face_down:  # turned up, then judged as if played face up (W24)
+            self.events.append(CardRevealed(seat, CARDS[position]))
+            best, suit = self._best, _SUIT_OF[position]
+            if best >= 0 and ((suit == _SUIT_OF[best] and position > best) or (suit == self._trump_suit and _SUIT_OF[best] != suit)):
+                self._best, self._best_seat = position, seat
+        self._face_down = ()
         winner = self._best_seat
-        assert winner >= 0, "a trick with no card played (rules.md R20)"
+        assert winner >= 0, "a trick with no card played face up (rules.md R20)"
         assert self._lead_seat is not None
         completed = self._completed = (*self._completed, build_trick(self._lead_seat, self._plays, winner))
         won = self._tricks_won
@@ -610,6 +635,13 @@ def _to_record(snapshot: _RoundSnapshot) -> RoundRecord:
     fields[3] = itemgetter(*deck)(CARDS)
     fields[4] = tuple(tuple(CARDS[position] for position in hand) for hand in hands)
     return RoundRecord(*fields)
+
+
+def _hide_face_down(trick: Trick, seat: int) -> Trick:
+    """``trick`` as ``seat`` sees it: other seats' face-down cards without their card
+    (docs/rules.md W24)."""
+    plays = tuple(TrickPlay(play.seat, None, True) if play.face_down and play.seat != seat else play for play in trick.plays)
+    return Trick(trick.leader, plays, trick.winner)
 
 
 def _cards(cards: Iterable[Card]) -> str:

@@ -89,10 +89,16 @@ def parse_action(text: str) -> Action:
 
 @dataclass(frozen=True, slots=True)
 class TrickPlay:
-    """One seat's turn in a trick: a card, or ``None`` for a dog's pass."""
+    """One seat's turn in a trick: a card, or ``None`` for a dog's pass.
+
+    ``face_down``: a dog's card committed face down (``dog_play = "first_trick"``,
+    docs/rules.md W24). Seats other than the dog see ``card`` None until the trick is
+    complete; the dog's own view and completed tricks hold the card.
+    """
 
     seat: int
     card: Card | None
+    face_down: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,18 +161,22 @@ class SeatView:
     dog_life_used: bool
     decision: DecisionKind | None
     legal: tuple[Action, ...]
+    to_play: tuple[int, ...] = ()  # the seats still to act in the current trick, in order; () while trump is chosen
 
     @property
     def trick_number(self) -> int:
-        """1-based number of the trick being played."""
+        """1-based number of the trick being played (the request's ``trick_number`` is 0
+        while trump is being chosen)."""
         return len(self.completed_tricks) + 1
 
     @property
     def led_suit(self) -> Suit | None:
+        """The suit of the first card played face up to the current trick (a face-down
+        card leads no suit: docs/rules.md W24), None before it."""
         if self.current_trick is None:
             return None
         for play in self.current_trick.plays:
-            if play.card is not None:
+            if play.card is not None and not play.face_down:
                 return play.card.suit
         return None
 
@@ -196,6 +206,7 @@ class _OpenSeatView:
     dog_life_used: bool
     decision: DecisionKind | None
     legal: tuple[Action, ...]
+    to_play: tuple[int, ...]
 
 
 def build_seat_view(
@@ -218,6 +229,7 @@ def build_seat_view(
     dog_life_used: bool,
     decision: DecisionKind | None,
     legal: tuple[Action, ...],
+    to_play: tuple[int, ...] = (),
 ) -> SeatView:
     """``SeatView(...)`` with the same arguments, several times cheaper (the engine builds
     one view per decision; a frozen dataclass sets each of its 19 fields through
@@ -243,6 +255,7 @@ def build_seat_view(
     view.dog_life_used = dog_life_used
     view.decision = decision
     view.legal = legal
+    view.to_play = to_play
     view.__class__ = SeatView  # type: ignore[assignment]
     return view  # type: ignore[return-value]
 
@@ -325,6 +338,20 @@ class TrumpChosen:
 
 @dataclass(frozen=True, slots=True)
 class CardPlayed:
+    """``seat`` played ``card``; a dog's card committed face down (docs/rules.md W24) is
+    public as ``card`` None and ``face_down`` True, and shown by :class:`CardRevealed`
+    when its trick is complete."""
+
+    seat: int
+    card: Card | None
+    face_down: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class CardRevealed:
+    """A face-down card turned up as its trick completes, before the trick's TrickWon
+    (docs/rules.md W24)."""
+
     seat: int
     card: Card
 
@@ -389,4 +416,4 @@ class GameEnded:
     placements: tuple[int, ...]
 
 
-Event = Union[RoundStarted, TrumpChosen, CardPlayed, Passed, TrickWon, RoundEnded, GameEnded]
+Event = Union[RoundStarted, TrumpChosen, CardPlayed, CardRevealed, Passed, TrickWon, RoundEnded, GameEnded]

@@ -45,6 +45,7 @@ from referee.transport.errors import MalformedReply
 from referee.views import (
     Action,
     CardPlayed,
+    CardRevealed,
     DecisionKind,
     Event,
     GameEnded,
@@ -53,6 +54,7 @@ from referee.views import (
     RoundStarted,
     SeatView,
     Trick,
+    TrickPlay,
     TrickWon,
     TrumpChosen,
 )
@@ -109,11 +111,16 @@ _CARD: dict[Card, pb.Card] = {card: card_to_proto(card) for card in CARDS}
 """The 52 ``Card`` messages: only ever copied into a request, never changed."""
 
 
+def _play_to_proto(play: TrickPlay) -> pb.TrickPlay:
+    if play.face_down:  # the card is None when this seat may not see it yet (docs/rules.md W24)
+        return pb.TrickPlay(seat=play.seat, card=None if play.card is None else _CARD[play.card], face_down=True)
+    if play.card is None:
+        return pb.TrickPlay(seat=play.seat, passed=True)
+    return pb.TrickPlay(seat=play.seat, card=_CARD[play.card])
+
+
 def _trick_to_proto(trick: Trick) -> pb.Trick:
-    plays = [
-        pb.TrickPlay(seat=play.seat, passed=True) if play.card is None else pb.TrickPlay(seat=play.seat, card=_CARD[play.card])
-        for play in trick.plays
-    ]
+    plays = [_play_to_proto(play) for play in trick.plays]
     return pb.Trick(leader=trick.leader, plays=plays, winner=trick.winner)
 
 
@@ -122,7 +129,10 @@ def event_to_proto(event: Event) -> pb.Event:
     else."""
     match event:
         case CardPlayed():
-            return pb.Event(card_played=pb.CardPlayed(seat=event.seat, card=_CARD[event.card]))
+            card = None if event.card is None else _CARD[event.card]
+            return pb.Event(card_played=pb.CardPlayed(seat=event.seat, card=card, face_down=event.face_down))
+        case CardRevealed():
+            return pb.Event(card_revealed=pb.CardRevealed(seat=event.seat, card=_CARD[event.card]))
         case Passed():
             return pb.Event(passed=pb.Passed(seat=event.seat))
         case TrickWon():
@@ -157,6 +167,14 @@ def event_to_proto(event: Event) -> pb.Event:
 
 # --- the request -------------------------------------------------------------------
 
+# The parts most requests repeat, built once and copied into each request (the message
+# constructors copy them): the engine hands out the same events, completed tricks and
+# actions in view after view and seat after seat. Never changed once built. What they
+# save is measured in bench/NOTES.md ("Transport").
+_event_proto = functools.lru_cache(maxsize=1024)(event_to_proto)
+_trick_proto = functools.lru_cache(maxsize=1024)(_trick_to_proto)
+_action_proto = functools.lru_cache(maxsize=64)(action_to_proto)
+
 
 def _trump_fields(view: SeatView) -> dict[str, Any]:
     if view.no_trump:
@@ -172,13 +190,16 @@ def view_to_request(
     decision_number: int,
     time_left_ms: int,
     bank_left_ms: int,
+    last_decision_ms: float | None = None,
 ) -> pb.DecisionRequest:
     """The ``DecisionRequest`` sent to seat ``view.seat`` (a new message each call).
 
     ``events``: the public events since this seat's previous request, oldest first.
     ``decision_number``: game-wide, 0-based. ``time_left_ms``: time for this decision in
     ms (0 = no limit); ``bank_left_ms``: time bank left in ms (0 = none); negative times
-    (and fractions of a ms) are sent as whole ms, at least 0. The seat's ``decision`` and
+    (and fractions of a ms) are sent as whole ms, at least 0. ``last_decision_ms``: the
+    measured time of this seat's previous decision in this game, in ms (rounded to whole
+    ms; None: unset, its first decision). The seat's ``decision`` and
     ``legal`` actions go to the request's top level. Everything comes from ``view`` and
     ``events``, which hold no other seat's cards (DESIGN.md §3). Raises ValueError for a
     number that is not a uint32.
@@ -196,20 +217,23 @@ def view_to_request(
         trump_chooser=view.trump_chooser,
         hand=[_CARD[card] for card in view.hand],
         current_trick=None if view.current_trick is None else _trick_to_proto(view.current_trick),
-        completed_tricks=[_trick_to_proto(trick) for trick in view.completed_tricks],
+        completed_tricks=[_trick_proto(trick) for trick in view.completed_tricks],
         tricks_won=view.tricks_won,
         dog_life_used=view.dog_life_used,
+        trick_number=0 if view.current_trick is None else view.trick_number,
+        to_play=view.to_play,
         **_trump_fields(view),
     )
     return pb.DecisionRequest(
         game_id=view.game_id,
         decision_number=decision_number,
         view=seat_view,
-        events=[event_to_proto(event) for event in events],
+        events=[_event_proto(event) for event in events],
         time_left_ms=max(0, int(time_left_ms)),
         bank_left_ms=max(0, int(bank_left_ms)),
         decision=pb.DECISION_KIND_UNSPECIFIED if view.decision is None else DECISION_TO_PB[view.decision],
-        legal=[action_to_proto(action) for action in view.legal],
+        legal=[_action_proto(action) for action in view.legal],
+        last_decision_ms=None if last_decision_ms is None else max(0, round(last_decision_ms)),
     )
 
 
