@@ -36,6 +36,7 @@ from referee.rules import MAX_PLAYERS, Rules
 from referee.views import (
     Action,
     CardPlayed,
+    CardRevealed,
     ChooseTrump,
     DecisionKind,
     Event,
@@ -43,17 +44,14 @@ from referee.views import (
     Pass,
     Passed,
     Play,
+    RoundEnded,
+    RoundStarted,
     SeatStatus,
     SeatView,
     Trick,
     TrickPlay,
     TrickWon,
     TrumpChosen,
-    _OpenSeatView,
-    _OpenTrick,
-    build_round_ended,
-    build_round_started,
-    build_trick,
 )
 
 _PLAYS: tuple[Play, ...] = tuple(Play(card) for card in CARDS)
@@ -65,24 +63,6 @@ _SUIT_CHOICES: tuple[ChooseTrump, ...] = tuple(ChooseTrump(suit) for suit in Sui
 _ALL_CHOICES: tuple[ChooseTrump, ...] = (*_SUIT_CHOICES, ChooseTrump(None))
 _IN, _DOG, _OUT = SeatStatus.IN, SeatStatus.DOG, SeatStatus.OUT
 _PLAY, _CHOOSE_TRUMP = DecisionKind.PLAY, DecisionKind.CHOOSE_TRUMP
-_MAX_TRICKS = 7  # tricks in a round: start_hand_size is at most 7 (Rules.check_players)
-# Plays and their events are immutable values from a small set: built once, shared by
-# every game (building a frozen dataclass per play cost more than the play itself).
-_TRICK_PLAYS: tuple[dict[Card | None, TrickPlay], ...] = tuple(
-    {card: TrickPlay(seat, card) for card in (*CARDS, None)} for seat in range(MAX_PLAYERS)
-)
-_PLAYED: tuple[tuple[tuple[TrickPlay, CardPlayed], ...], ...] = tuple(
-    tuple((_TRICK_PLAYS[seat][card], CardPlayed(seat, card)) for card in CARDS) for seat in range(MAX_PLAYERS)
-)
-"""``_PLAYED[seat][i]``: ``CARDS[i]``'s TrickPlay and CardPlayed event."""
-_PASSES: tuple[Passed, ...] = tuple(Passed(seat) for seat in range(MAX_PLAYERS))
-_TRUMPS_CHOSEN: dict[tuple[int | None, Suit | None], TrumpChosen] = {
-    (seat, suit): TrumpChosen(seat, suit) for seat in (None, *range(MAX_PLAYERS)) for suit in (None, *Suit)
-}
-_TRICKS_WON: tuple[tuple[TrickWon, ...], ...] = tuple(
-    tuple(TrickWon(seat, number) for number in range(_MAX_TRICKS + 1)) for seat in range(MAX_PLAYERS)
-)
-"""``_TRICKS_WON[seat][number]`` is ``TrickWon(seat, number)``."""
 _ROTATIONS: dict[int, tuple[tuple[int, ...], ...]] = {
     seats: tuple(tuple((seat + step) % seats for step in range(seats)) for seat in range(seats))
     for seats in range(1, MAX_PLAYERS + 1)
@@ -155,7 +135,7 @@ class Game:
         "_dealer", "_hand_size", "_deck", "_hands", "_hand_positions", "_hand_plays", "_round_status",
         "_turn_up", "_trump", "_trump_suit", "_no_trump", "_chooser", "_tricks_won", "_tricks_won_now",
         "_completed", "_round_forfeits", "_orders", "_order", "_order_end", "_position", "_plays",
-        "_current", "_lead_seat", "_led", "_best", "_best_seat",
+        "_current", "_lead_seat", "_led", "_best", "_best_seat", "_face_down",
     )  # a fixed layout: faster attribute access than a dict of this many keys
 
     def __init__(
@@ -224,6 +204,7 @@ class Game:
         self._trump_suit: int = -1  # self._trump (an IntEnum compares as its value); -1 for none
         self._best = -1  # position of the card winning the trick so far; -1 before the first card
         self._best_seat = -1
+        self._face_down: tuple[tuple[int, int], ...] = ()  # (seat, position) of this trick's face-down cards
         self._start_round(first_dealer, None)
 
     # --- queries -------------------------------------------------------------------
@@ -282,36 +263,33 @@ class Game:
         else:
             raise ValueError(f"seat {seat} does not exist: expected 0-{self.num_seats - 1}")
         current = self._current
-        if current is _STALE:  # build_trick inlined, as build_seat_view below: once per decision
+        if current is _STALE:  # built once per action, shared by every seat's view until the next
             leader = self._lead_seat
-            trick = _OpenTrick()
-            trick.leader = self._order[self._position] if leader is None else leader
-            trick.plays = self._plays
-            trick.winner = None
-            trick.__class__ = Trick  # type: ignore[assignment]
-            current = self._current = trick  # type: ignore[assignment]
-        view = _OpenSeatView()
-        view.game_id = self.game_id
-        view.seat = seat
-        view.num_seats = self.num_seats
-        view.rules = self.rules
-        view.status = self._status_now
-        view.dealer = self._dealer
-        view.round_number = self._round
-        view.hand_size = self._hand_size
-        view.trump = self._trump
-        view.no_trump = self._no_trump
-        view.turn_up = self._turn_up
-        view.trump_chooser = self._chooser
-        view.hand = tuple(self._hands[seat])
-        view.current_trick = current
-        view.completed_tricks = self._completed
-        view.tricks_won = self._tricks_won_now
-        view.dog_life_used = self._dog_life_used
-        view.decision = decision
-        view.legal = legal
-        view.__class__ = SeatView  # type: ignore[assignment]
-        return view  # type: ignore[return-value]
+            current = self._current = Trick(self._order[self._position] if leader is None else leader, self._plays)
+        if self._face_down and current is not None:
+            current = _hide_face_down(current, seat)
+        return SeatView(
+            game_id=self.game_id,
+            seat=seat,
+            num_seats=self.num_seats,
+            rules=self.rules,
+            status=self._status_now,
+            dealer=self._dealer,
+            round_number=self._round,
+            hand_size=self._hand_size,
+            trump=self._trump,
+            no_trump=self._no_trump,
+            turn_up=self._turn_up,
+            trump_chooser=self._chooser,
+            hand=tuple(self._hands[seat]),
+            current_trick=current,
+            completed_tricks=self._completed,
+            tricks_won=self._tricks_won_now,
+            dog_life_used=self._dog_life_used,
+            decision=decision,
+            legal=legal,
+            to_play=tuple(self._order[self._position :]) if self._decision is _PLAY else (),
+        )
 
     @property
     def rounds(self) -> list[RoundRecord]:
@@ -359,18 +337,21 @@ class Game:
                 del hand[index], positions[index], self._hand_plays[seat][index]
                 if not hand:  # a dog's card, or the round's last trick: later tricks skip this seat
                     self._orders = {}
-                trick_play, event = _PLAYED[seat][position]
-                self._plays += (trick_play,)
-                self.events.append(event)
-                best = self._best
-                if best < 0:
-                    self._led = suit
-                    self._lead_seat = seat
-                    self._best, self._best_seat = position, seat
-                elif (suit == _SUIT_OF[best] and position > best) or (
-                    suit == self._trump_suit and _SUIT_OF[best] != suit
-                ):  # higher in the suit (canonical order), or the first trump
-                    self._best, self._best_seat = position, seat
+                if not self._dogs_may_pass and self._round_status[seat] is _DOG:
+                    self._play_face_down(seat, position)  # judged when the trick is complete
+                else:
+                    self._plays += (TrickPlay(seat, card),)
+                    self.events.append(CardPlayed(seat, card))
+                    best = self._best
+                    if best < 0:
+                        self._led = suit
+                        if self._lead_seat is None:  # else a face-down card led (docs/rules.md W24)
+                            self._lead_seat = seat
+                        self._best, self._best_seat = position, seat
+                    elif (suit == _SUIT_OF[best] and position > best) or (
+                        suit == self._trump_suit and _SUIT_OF[best] != suit
+                    ):  # higher in the suit (canonical order), or the first trump
+                        self._best, self._best_seat = position, seat
             elif type(action) is Pass:
                 self._pass(seat)
             else:
@@ -415,8 +396,18 @@ class Game:
         self._trump = action.suit
         self._trump_suit = -1 if action.suit is None else action.suit  # an IntEnum: compares as its value
         self._no_trump = action.suit is None
-        self.events.append(_TRUMPS_CHOSEN[seat, action.suit])
+        self.events.append(TrumpChosen(seat, action.suit))
         self._start_trick(self._first_leader())
+
+    def _play_face_down(self, seat: int, position: int) -> None:
+        """A dog's card under ``dog_play = "first_trick"`` (docs/rules.md W24): committed face
+        down. It leads no suit (the first card played face up does) and is judged, and
+        shown to all, when the trick is complete."""
+        self._plays += (TrickPlay(seat, CARDS[position], face_down=True),)
+        self.events.append(CardPlayed(seat, None, face_down=True))
+        self._face_down += ((seat, position),)
+        if self._lead_seat is None:
+            self._lead_seat = seat
 
     def _pass(self, seat: int) -> None:
         if self._round_status[seat] is not _DOG:
@@ -427,22 +418,28 @@ class Game:
             )
         if len(self._completed) + 1 >= self._hand_size:
             raise IllegalAction(f"seat {seat} (dog) may not pass on the last trick of the round (rules.md R18)")
-        self._plays += (_TRICK_PLAYS[seat][None],)
-        self.events.append(_PASSES[seat])
+        self._plays += (TrickPlay(seat, None),)
+        self.events.append(Passed(seat))
 
     # --- flow ----------------------------------------------------------------------
 
     def _complete_trick(self) -> None:
         """Every seat holding cards has acted: the trick is won (R13), then the next one or the round's end."""
+        for seat, position in self._face_down:  # turned up, then judged as if played face up (W24)
+            self.events.append(CardRevealed(seat, CARDS[position]))
+            best, suit = self._best, _SUIT_OF[position]
+            if best >= 0 and ((suit == _SUIT_OF[best] and position > best) or (suit == self._trump_suit and _SUIT_OF[best] != suit)):
+                self._best, self._best_seat = position, seat
+        self._face_down = ()
         winner = self._best_seat
-        assert winner >= 0, "a trick with no card played (rules.md R20)"
+        assert winner >= 0, "a trick with no card played face up (rules.md R20)"
         assert self._lead_seat is not None
-        completed = self._completed = (*self._completed, build_trick(self._lead_seat, self._plays, winner))
+        completed = self._completed = (*self._completed, Trick(self._lead_seat, self._plays, winner))
         won = self._tricks_won
         won[winner] += 1
         self._tricks_won_now = tuple(won)
         number = len(completed)
-        self.events.append(_TRICKS_WON[winner][number])
+        self.events.append(TrickWon(winner, number))
         if number == self._hand_size:
             self._end_round()
         else:
@@ -507,12 +504,12 @@ class Game:
         if round_number == 1:
             self._turn_up = CARDS[deck[dealt] if self.rules.turn_up == "top" else deck[len(deck) - 1]]
         self.events.append(
-            build_round_started(round_number, dealer, self._hand_size, self._round_status, self._turn_up, chooser)
+            RoundStarted(round_number, dealer, self._hand_size, self._round_status, self._turn_up, chooser)
         )
         if self._turn_up is not None:
             self._trump = self._turn_up.suit
             self._trump_suit = self._trump
-            self.events.append(_TRUMPS_CHOSEN[None, self._trump])
+            self.events.append(TrumpChosen(None, self._trump))
             self._start_trick(self._first_leader())
         else:
             self._decision = _CHOOSE_TRUMP
@@ -544,7 +541,7 @@ class Game:
         self._status_now = tuple(self._status)
         knocked_out = tuple(sorted(result.knocked_out + result.forfeited))
         self.events.append(
-            build_round_ended(round_number, self._tricks_won_now, knocked_out, result.dogs, result.forfeited)
+            RoundEnded(round_number, self._tricks_won_now, knocked_out, result.dogs, result.forfeited)
         )
         self._records.append(self._snapshot(knocked_out, result.dogs, result.forfeited))
         still_in = sorted(result.survivors + result.dogs)  # every seat not out
@@ -611,6 +608,13 @@ def _to_record(snapshot: _RoundSnapshot) -> RoundRecord:
     fields[3] = itemgetter(*deck)(CARDS)
     fields[4] = tuple(tuple(CARDS[position] for position in hand) for hand in hands)
     return RoundRecord(*fields)
+
+
+def _hide_face_down(trick: Trick, seat: int) -> Trick:
+    """``trick`` as ``seat`` sees it: other seats' face-down cards without their card
+    (docs/rules.md W24)."""
+    plays = tuple(TrickPlay(play.seat, None, True) if play.face_down and play.seat != seat else play for play in trick.plays)
+    return Trick(trick.leader, plays, trick.winner)
 
 
 def _cards(cards: Iterable[Card]) -> str:

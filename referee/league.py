@@ -125,7 +125,7 @@ async def play_fixture(
         result = await run_game_thread(play, on_stop=partial(_hang_up, leases), name=f"game {fixture.game_id}")
         crashed_seats = result.crashed
         result.faults = [_lead_to_log(fault, leases[fault.seat], fixture.game_id) for fault in result.faults]
-        await announce_result(game, leases)
+        await announce_result(game, leases, result.faults)
     finally:
         if trace is not None:
             trace.close()
@@ -165,12 +165,18 @@ def _hang_up(leases: Sequence[Lease | None]) -> None:
             lease.client.close()
 
 
-async def announce_result(game: Game, leases: Sequence[Lease | None]) -> None:
-    """Send GameOver to every live bot of a finished game at once; a bot may ignore it."""
+async def announce_result(game: Game, leases: Sequence[Lease | None], faults: Sequence[FaultRecord] = ()) -> None:
+    """Send GameOver to every live bot of a finished game at once; a bot may ignore it.
+    It tells each seat's forfeit and its count of ``faults`` (this game's)."""
     outcome = game.outcome
     if outcome is None:
         return
+    counts = [0] * game.num_seats
+    for fault in faults:
+        counts[fault.seat] += 1
     async with trio.open_nursery() as nursery:
         for seat, lease in enumerate(leases):
             if lease is not None:
-                nursery.start_soon(lease.game_over, game.game_id, seat, outcome.placements, outcome.winner)
+                nursery.start_soon(
+                    lease.game_over, game.game_id, seat, outcome.placements, outcome.winner, outcome.forfeited, counts
+                )

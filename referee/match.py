@@ -42,8 +42,10 @@ class Player(Protocol):
         time_left_ms: int,
         bank_left_ms: int,
         deadline_s: float | None,
+        last_decision_ms: float | None = None,
     ) -> Reply:
-        """Ask the bot, blocking up to ``deadline_s`` seconds; never raises for a bot's fault."""
+        """Ask the bot, blocking up to ``deadline_s`` seconds; never raises for a bot's fault.
+        ``last_decision_ms``: the measured time of this seat's previous decision (ms)."""
         ...
 
     def exit_detail(self) -> str | None:
@@ -64,6 +66,7 @@ class SeatState:
     faults: int = 0
     crashed: bool = False
     forfeited_round: int | None = None
+    last_ms: float | None = None  # the measured time of its previous decision, told to the bot
 
 
 @dataclass
@@ -135,7 +138,9 @@ def play_match(
                 time_left_ms=0 if time.unlimited else time.move_ms,
                 bank_left_ms=0 if time.unlimited else int(state.clock.bank_left_ms),
                 deadline_s=state.clock.deadline_s,
+                last_decision_ms=state.last_ms,
             )
+            state.last_ms = round(reply.ms, 3)  # as recorded (ActionRecord.ms)
             action, fault = _judge(view, reply, state.clock, time)
             if fault is not None:
                 kind, detail = fault

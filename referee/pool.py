@@ -79,17 +79,26 @@ class Lease:
         time_left_ms: int,
         bank_left_ms: int,
         deadline_s: float | None,
+        last_decision_ms: float | None = None,
     ) -> Reply:
         """The match's blocking call (on the game's thread, ``referee.gamethread``)."""
-        reply = self.client.decide_blocking(view, events, decision_number, time_left_ms, bank_left_ms, deadline_s)
+        reply = self.client.decide_blocking(view, events, decision_number, time_left_ms, bank_left_ms, deadline_s, last_decision_ms)
         self.unanswered = self.unanswered + 1 if reply.fault == "timeout" else 0
         return reply
 
-    async def game_over(self, game_id: str, seat: int, placements: Sequence[int], winner: int | None) -> None:
+    async def game_over(
+        self,
+        game_id: str,
+        seat: int,
+        placements: Sequence[int],
+        winner: int | None,
+        forfeited: Sequence[bool] = (),
+        faults: Sequence[int] = (),
+    ) -> None:
         """Tell a live bot the game's result (in trio, after the game's thread ended),
         also a stuck one that is replaced next (it may still hear it, within 1 s)."""
         if self.exit_detail() is None:
-            await self.client.game_over(game_id, seat, placements, winner, timeout_s=1.0)
+            await self.client.game_over(game_id, seat, placements, winner, 1.0, forfeited, faults)
 
     def exit_detail(self) -> str | None:
         if self.process is None:

@@ -89,10 +89,16 @@ def parse_action(text: str) -> Action:
 
 @dataclass(frozen=True, slots=True)
 class TrickPlay:
-    """One seat's turn in a trick: a card, or ``None`` for a dog's pass."""
+    """One seat's turn in a trick: a card, or ``None`` for a dog's pass.
+
+    ``face_down``: a dog's card committed face down (``dog_play = "first_trick"``,
+    docs/rules.md W24). Seats other than the dog see ``card`` None until the trick is
+    complete; the dog's own view and completed tricks hold the card.
+    """
 
     seat: int
     card: Card | None
+    face_down: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,27 +108,6 @@ class Trick:
     leader: int
     plays: tuple[TrickPlay, ...]
     winner: int | None = None
-
-
-class _OpenTrick:
-    """Trick's exact slot layout without the frozen ``__setattr__`` (see :func:`build_trick`)."""
-
-    __slots__ = Trick.__slots__
-    leader: int
-    plays: tuple[TrickPlay, ...]
-    winner: int | None
-
-
-def build_trick(leader: int, plays: tuple[TrickPlay, ...], winner: int | None) -> Trick:
-    """``Trick(leader, plays, winner)``, about three times cheaper (the engine builds one per
-    card played): filled by plain attribute stores, then made a Trick by ``__class__``
-    assignment. The result is an ordinary Trick: frozen, equal and hashed by value."""
-    trick = _OpenTrick()
-    trick.leader = leader
-    trick.plays = plays
-    trick.winner = winner
-    trick.__class__ = Trick  # type: ignore[assignment]
-    return trick  # type: ignore[return-value]
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,96 +140,24 @@ class SeatView:
     dog_life_used: bool
     decision: DecisionKind | None
     legal: tuple[Action, ...]
+    to_play: tuple[int, ...] = ()  # the seats still to act in the current trick, in order; () while trump is chosen
 
     @property
     def trick_number(self) -> int:
-        """1-based number of the trick being played."""
+        """1-based number of the trick being played (the request's ``trick_number`` is 0
+        while trump is being chosen)."""
         return len(self.completed_tricks) + 1
 
     @property
     def led_suit(self) -> Suit | None:
+        """The suit of the first card played face up to the current trick (a face-down
+        card leads no suit: docs/rules.md W24), None before it."""
         if self.current_trick is None:
             return None
         for play in self.current_trick.plays:
-            if play.card is not None:
+            if play.card is not None and not play.face_down:
                 return play.card.suit
         return None
-
-
-class _OpenSeatView:
-    """SeatView's exact slot layout without the frozen ``__setattr__``, for
-    :func:`build_seat_view`: filled by plain attribute stores, then made a SeatView by
-    ``__class__`` assignment (Python allows it between classes of identical layout)."""
-
-    __slots__ = SeatView.__slots__
-    game_id: str
-    seat: int
-    num_seats: int
-    rules: Rules
-    status: tuple[SeatStatus, ...]
-    dealer: int
-    round_number: int
-    hand_size: int
-    trump: Suit | None
-    no_trump: bool
-    turn_up: Card | None
-    trump_chooser: int | None
-    hand: tuple[Card, ...]
-    current_trick: Trick | None
-    completed_tricks: tuple[Trick, ...]
-    tricks_won: tuple[int, ...]
-    dog_life_used: bool
-    decision: DecisionKind | None
-    legal: tuple[Action, ...]
-
-
-def build_seat_view(
-    game_id: str,
-    seat: int,
-    num_seats: int,
-    rules: Rules,
-    status: tuple[SeatStatus, ...],
-    dealer: int,
-    round_number: int,
-    hand_size: int,
-    trump: Suit | None,
-    no_trump: bool,
-    turn_up: Card | None,
-    trump_chooser: int | None,
-    hand: tuple[Card, ...],
-    current_trick: Trick | None,
-    completed_tricks: tuple[Trick, ...],
-    tricks_won: tuple[int, ...],
-    dog_life_used: bool,
-    decision: DecisionKind | None,
-    legal: tuple[Action, ...],
-) -> SeatView:
-    """``SeatView(...)`` with the same arguments, several times cheaper (the engine builds
-    one view per decision; a frozen dataclass sets each of its 19 fields through
-    ``object.__setattr__``). The result is an ordinary SeatView: frozen, equal and
-    hashed by value."""
-    view = _OpenSeatView()
-    view.game_id = game_id
-    view.seat = seat
-    view.num_seats = num_seats
-    view.rules = rules
-    view.status = status
-    view.dealer = dealer
-    view.round_number = round_number
-    view.hand_size = hand_size
-    view.trump = trump
-    view.no_trump = no_trump
-    view.turn_up = turn_up
-    view.trump_chooser = trump_chooser
-    view.hand = hand
-    view.current_trick = current_trick
-    view.completed_tricks = completed_tricks
-    view.tricks_won = tricks_won
-    view.dog_life_used = dog_life_used
-    view.decision = decision
-    view.legal = legal
-    view.__class__ = SeatView  # type: ignore[assignment]
-    return view  # type: ignore[return-value]
 
 
 def fallback_action(view: SeatView) -> Action:
@@ -288,38 +201,6 @@ class RoundStarted:
     trump_chooser: int | None  # rounds 2+ (R9, R10)
 
 
-class _OpenRoundStarted:
-    """RoundStarted's slot layout without the frozen ``__setattr__`` (see :func:`build_trick`)."""
-
-    __slots__ = RoundStarted.__slots__
-    round_number: int
-    dealer: int
-    hand_size: int
-    status: tuple[SeatStatus, ...]
-    turn_up: Card | None
-    trump_chooser: int | None
-
-
-def build_round_started(
-    round_number: int,
-    dealer: int,
-    hand_size: int,
-    status: tuple[SeatStatus, ...],
-    turn_up: Card | None,
-    trump_chooser: int | None,
-) -> RoundStarted:
-    """``RoundStarted(...)`` with the same arguments, built as :func:`build_trick` builds a Trick."""
-    event = _OpenRoundStarted()
-    event.round_number = round_number
-    event.dealer = dealer
-    event.hand_size = hand_size
-    event.status = status
-    event.turn_up = turn_up
-    event.trump_chooser = trump_chooser
-    event.__class__ = RoundStarted  # type: ignore[assignment]
-    return event  # type: ignore[return-value]
-
-
 @dataclass(frozen=True, slots=True)
 class TrumpChosen:
     """Trump for the round: the turn-up's suit in round 1 (``seat`` None), else the chooser's."""
@@ -330,6 +211,20 @@ class TrumpChosen:
 
 @dataclass(frozen=True, slots=True)
 class CardPlayed:
+    """``seat`` played ``card``; a dog's card committed face down (docs/rules.md W24) is
+    public as ``card`` None and ``face_down`` True, and shown by :class:`CardRevealed`
+    when its trick is complete."""
+
+    seat: int
+    card: Card | None
+    face_down: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class CardRevealed:
+    """A face-down card turned up as its trick completes, before the trick's TrickWon
+    (docs/rules.md W24)."""
+
     seat: int
     card: Card
 
@@ -359,39 +254,10 @@ class RoundEnded:
     forfeited: tuple[int, ...] = ()
 
 
-class _OpenRoundEnded:
-    """RoundEnded's slot layout without the frozen ``__setattr__`` (see :func:`build_trick`)."""
-
-    __slots__ = RoundEnded.__slots__
-    round_number: int
-    tricks_won: tuple[int, ...]
-    knocked_out: tuple[int, ...]
-    dogs: tuple[int, ...]
-    forfeited: tuple[int, ...]
-
-
-def build_round_ended(
-    round_number: int,
-    tricks_won: tuple[int, ...],
-    knocked_out: tuple[int, ...],
-    dogs: tuple[int, ...],
-    forfeited: tuple[int, ...],
-) -> RoundEnded:
-    """``RoundEnded(...)`` with the same arguments, built as :func:`build_trick` builds a Trick."""
-    event = _OpenRoundEnded()
-    event.round_number = round_number
-    event.tricks_won = tricks_won
-    event.knocked_out = knocked_out
-    event.dogs = dogs
-    event.forfeited = forfeited
-    event.__class__ = RoundEnded  # type: ignore[assignment]
-    return event  # type: ignore[return-value]
-
-
 @dataclass(frozen=True, slots=True)
 class GameEnded:
     winner: int | None
     placements: tuple[int, ...]
 
 
-Event = Union[RoundStarted, TrumpChosen, CardPlayed, Passed, TrickWon, RoundEnded, GameEnded]
+Event = Union[RoundStarted, TrumpChosen, CardPlayed, CardRevealed, Passed, TrickWon, RoundEnded, GameEnded]

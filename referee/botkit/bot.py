@@ -18,12 +18,16 @@ if TYPE_CHECKING:  # loaded with the first decision, not at start (see referee.b
 @dataclass(frozen=True)
 class GameSummary:
     """The public result of a game: ``placements[seat]`` is 1 for the winner, seats
-    knocked out in the same round share a place (rules.md R21); ``seat`` is this bot's."""
+    knocked out in the same round share a place (rules.md R21); ``seat`` is this bot's.
+    Per seat: ``forfeited`` (knocked out by the referee for faults, docs/design.md §5) and
+    ``faults`` (recorded in this game); empty from a referee that does not send them."""
 
     game_id: str
     seat: int
     placements: tuple[int, ...]
     winner: int | None
+    forfeited: tuple[bool, ...] = ()
+    faults: tuple[int, ...] = ()
 
 
 class Bot:
@@ -54,6 +58,11 @@ class Bot:
     def observe(self, view: SeatView, events: Sequence[Event]) -> None:
         """Called before :meth:`play` / :meth:`choose_trump` with the public events since
         this seat's previous request (cards played, tricks won, rounds ended...). Default: ignore."""
+
+    def observe_time(self, view: SeatView, last_decision_ms: int | None) -> None:
+        """Called before :meth:`play` / :meth:`choose_trump` with the referee-measured time
+        of this seat's previous decision in this game, in ms (None on its first). Default:
+        ignore."""
 
     def game_over(self, summary: GameSummary) -> None:
         """Called once a game ends. Default: ignore."""

@@ -17,12 +17,14 @@ from referee.views import Action, ChooseTrump, DecisionKind, Pass, Play
 
 
 def decide(bot: Bot, request: pb.DecisionRequest) -> pb.Action:
-    """Decode ``request``, tell ``bot`` the events (:meth:`Bot.observe`), ask it to choose
+    """Decode ``request``, tell ``bot`` the events (:meth:`Bot.observe`) and the time of
+    its previous decision (:meth:`Bot.observe_time`), ask it to choose
     trump or play, and encode its answer. Raises TypeError when the bot answers with
     something other than a Suit / Card / None, ValueError (or ``MalformedReply``) for a
     request that cannot be decoded."""
     view, events = decode.request_to_view(request)
     bot.observe(view, events)
+    bot.observe_time(view, request.last_decision_ms if request.HasField("last_decision_ms") else None)
     action: Action
     if view.decision is DecisionKind.CHOOSE_TRUMP:
         suit = bot.choose_trump(view)

@@ -45,12 +45,13 @@ def beats(card: Card, best: Card, trump: Suit | None) -> bool:
 
 
 def trick_winner(trick: Trick | None, trump: Suit | None) -> tuple[int, Card] | None:
-    """The seat and card winning ``trick`` so far (rules.md R13), None if no card is played yet."""
+    """The seat and card winning ``trick`` so far (rules.md R13), None if no card is played
+    face up yet. A face-down card (docs/rules.md W24) counts once the trick is complete."""
     if trick is None:
         return None
     best: tuple[int, Card] | None = None
     for play in trick.plays:
-        if play.card is None:
+        if play.card is None or (play.face_down and trick.winner is None):
             continue
         if best is None or beats(play.card, best[1], trump):
             best = (play.seat, play.card)

@@ -118,6 +118,8 @@ class _Servicer(pb_grpc.KnockoutWhistBotServicer):
             seat=request.seat,
             placements=tuple(request.placements),
             winner=request.winner if request.HasField("winner") else None,
+            forfeited=tuple(request.forfeited),
+            faults=tuple(request.faults),
         )
         self._guarded(context, lambda: self._bot.game_over(summary))
         return pb.Ack()

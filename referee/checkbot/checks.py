@@ -160,6 +160,7 @@ async def _check_situations(lease: Lease, situations: Sequence[Situation], time:
     slowest: tuple[float, str] | None = None
     late: list[str] = []
     crashed_at: str | None = None
+    last_ms: float | None = None  # told to the bot as last_decision_ms, as in a league
     for situation in situations:
         if crashed_at is not None:
             report(CheckResult(situation.key, situation.title, "skip", f"not asked: the bot crashed at {crashed_at!r}"))
@@ -167,8 +168,9 @@ async def _check_situations(lease: Lease, situations: Sequence[Situation], time:
         clock = time.clock()
         reply = await lease.client.decide(
             situation.view, situation.events, situation.decision_number,
-            time_left_ms=time.move_ms, bank_left_ms=0, deadline_s=clock.deadline_s,
+            time_left_ms=time.move_ms, bank_left_ms=0, deadline_s=clock.deadline_s, last_decision_ms=last_ms,
         )  # fmt: skip
+        last_ms = reply.ms
         timed_out = clock.settle_reply(reply.ms, reply.fault)
         if timed_out:
             late.append(f"{situation.key} ({reply.ms:.0f} ms)")
@@ -212,7 +214,9 @@ async def _check_game_over(lease: Lease, situation: Situation, time: TimeControl
     assert outcome is not None
     seat = situation.view.seat
     timeout_s = (time.move_ms + time.grace_ms) / 1000
-    problem = await lease.client.game_over(game.game_id, seat, outcome.placements, outcome.winner, timeout_s=timeout_s)
+    problem = await lease.client.game_over(
+        game.game_id, seat, outcome.placements, outcome.winner, timeout_s, outcome.forfeited, [0] * game.num_seats
+    )
     title = "handles GameOver"
     if problem is None and lease.exit_detail() is None:
         return CheckResult("game-over", title, "pass", "answered (leaving it UNIMPLEMENTED is fine too)")

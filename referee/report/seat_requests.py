@@ -82,6 +82,7 @@ def seat_requests(record: GameRecord, seat: int, time: TimeControl | None) -> li
     faults = {fault.decision: fault for fault in record.faults if fault.decision is not None}
     events_sent = [0] * len(record.seats)  # as SeatState.events_sent in referee.match
     clocks = [time.clock() for _ in record.seats] if time is not None else None
+    last_ms: list[float | None] = [None] * len(record.seats)  # as SeatState.last_ms in referee.match
     sent: list[SentRequest] = []
     for index, action in enumerate(record.actions):
         for forfeiter in forfeits.get(index, ()):
@@ -92,7 +93,8 @@ def seat_requests(record: GameRecord, seat: int, time: TimeControl | None) -> li
             events_sent[action.seat] = len(game.events)
             fault = faults.get(index)
             if action.seat == seat:
-                sent.append(_request(index, view, events, action, fault, time, clocks))
+                sent.append(_request(index, view, events, action, fault, time, clocks, last_ms[action.seat]))
+            last_ms[action.seat] = action.ms
             if clocks is not None:
                 _charge(clocks[action.seat], action, fault)
         game.apply(action.seat, parse_action(action.action))
@@ -107,6 +109,7 @@ def _request(
     fault: FaultRecord | None,
     time: TimeControl | None,
     clocks: list[SeatClock] | None,
+    last_ms: float | None,
 ) -> SentRequest:
     evidence = json.loads(fault.request) if fault is not None and fault.request else None
     time_left: int | None = None
@@ -116,7 +119,7 @@ def _request(
         bank_left = 0 if time.unlimited else int(clocks[action.seat].bank_left_ms)
     elif evidence is not None:
         time_left, bank_left = int(evidence.get("time_left_ms", 0)), int(evidence.get("bank_left_ms", 0))
-    request = view_to_request(view, events, index, time_left or 0, bank_left or 0)
+    request = view_to_request(view, events, index, time_left or 0, bank_left or 0, last_ms)
     text = request_json(request)
     matches = None if fault is None or not fault.request else text == fault.request
     if time_left is None:

@@ -23,6 +23,7 @@ from referee.report.trace import SUIT_STYLE, card_text, seat_label
 from referee.views import (
     Action,
     CardPlayed,
+    CardRevealed,
     ChooseTrump,
     DecisionKind,
     Event,
@@ -145,7 +146,10 @@ def _trick_text(view: SeatView, trump: str | None) -> Text:
     parts = []
     for play in trick.plays:
         part = Text(f"seat {play.seat} ")
-        part.append_text(card_text(str(play.card) if play.card is not None else None, trump=trump))
+        if play.face_down and play.card is None:
+            part.append("face down", style="dim italic")  # docs/rules.md W24
+        else:
+            part.append_text(card_text(str(play.card) if play.card is not None else None, trump=trump))
         parts.append(part)
     text = Text("  ").join(parts)
     if view.led_suit is not None:
@@ -208,7 +212,13 @@ def _event_text(event: Event, trump: str | None) -> Text:
             text.append(event.suit.symbol, style=SUIT_STYLE[event.suit.letter])
             return text
         case CardPlayed():
+            if event.card is None:
+                return Text(f"seat {event.seat} played face down", style="dim italic")
             text = Text(f"seat {event.seat} ")
+            text.append_text(card_text(str(event.card), trump=trump))
+            return text
+        case CardRevealed():
+            text = Text(f"seat {event.seat}'s face-down card: ")
             text.append_text(card_text(str(event.card), trump=trump))
             return text
         case Passed():

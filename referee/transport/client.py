@@ -47,10 +47,6 @@ CHANNEL_OPTIONS: tuple[tuple[str, int], ...] = (
 
 _CRASH_CODES = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED})
 
-_SERVICE = pb.DESCRIPTOR.services_by_name["KnockoutWhistBot"]
-DECIDE_METHOD = f"/{_SERVICE.full_name}/{_SERVICE.methods_by_name['Decide'].name}"
-"""The gRPC method path of Decide, from the generated descriptor."""
-
 SOCKET_POLL_S = 0.002  # how often hello() looks for a just-started bot's socket file, s
 
 
@@ -92,11 +88,6 @@ class BotClient:
         self.name = name
         self._channel = grpc.insecure_channel(address, options=CHANNEL_OPTIONS)
         self._stub = pb_grpc.KnockoutWhistBotStub(self._channel)
-        # Decide takes the request as wire bytes (``codec.view_to_request_bytes``): no
-        # message is built or serialized per decision (make bench, B2)
-        self._decide = self._channel.unary_unary(
-            DECIDE_METHOD, request_serializer=None, response_deserializer=pb.Action.FromString
-        )
         self._threads = CallThreads(name)
 
     async def hello(self, timeout_s: float) -> HelloInfo:
@@ -152,6 +143,7 @@ class BotClient:
         time_left_ms: int,
         bank_left_ms: int,
         deadline_s: float | None,
+        last_decision_ms: float | None = None,
     ) -> Reply:
         """Ask the bot for ``view``'s decision (DESIGN.md §4) and classify the outcome (§5),
         blocking the calling thread for up to ``deadline_s`` seconds (the match's worker
@@ -159,15 +151,16 @@ class BotClient:
 
         ``time_left_ms`` / ``bank_left_ms`` are told to the bot (ms; 0 = no limit / no
         bank); ``deadline_s`` is the gRPC deadline in seconds (move time + grace + bank),
-        None for none (debug preset). ``Reply.ms`` is read on this thread just before and
+        None for none (debug preset). ``last_decision_ms``: the measured time of this
+        seat's previous decision in this game (ms), None on its first. ``Reply.ms`` is read on this thread just before and
         after the call. Never raises for a bot's fault; legality is not checked here (the
         match does it).
         """
-        request = codec.view_to_request_bytes(view, events, decision_number, time_left_ms, bank_left_ms)
+        request = codec.view_to_request(view, events, decision_number, time_left_ms, bank_left_ms, last_decision_ms)
         render = partial(codec.request_json, request)  # evidence, rendered only when needed
         started = time.monotonic()
         try:
-            msg = self._decide(request, timeout=deadline_s)
+            msg = self._stub.Decide(request, timeout=deadline_s)
         except ValueError as error:  # closed channel
             return Reply(None, "crash", f"cannot send: {error}", request, "", 0.0, render)
         except grpc.RpcError as error:
@@ -194,11 +187,12 @@ class BotClient:
         time_left_ms: int,
         bank_left_ms: int,
         deadline_s: float | None,
+        last_decision_ms: float | None = None,
     ) -> Reply:
         """:meth:`decide_blocking` on one of the client's call threads, awaited in trio
         (check-bot, tests). Cancelling the waiting task abandons the call."""
         done = await self._threads.run(
-            partial(self.decide_blocking, view, events, decision_number, time_left_ms, bank_left_ms, deadline_s)
+            partial(self.decide_blocking, view, events, decision_number, time_left_ms, bank_left_ms, deadline_s, last_decision_ms)
         )
         if done.error is not None:
             raise done.error
@@ -206,15 +200,23 @@ class BotClient:
         return done.value
 
     def game_over_blocking(
-        self, game_id: str, seat: int, placements: Sequence[int], winner: int | None, timeout_s: float
+        self,
+        game_id: str,
+        seat: int,
+        placements: Sequence[int],
+        winner: int | None,
+        timeout_s: float,
+        forfeited: Sequence[bool] = (),
+        faults: Sequence[int] = (),
     ) -> str | None:
         """Tell the bot the public result of a game (DESIGN.md §4), blocking up to
-        ``timeout_s`` seconds. Returns None when it was delivered or the bot leaves
+        ``timeout_s`` seconds: placements, winner, and per seat whether it forfeited and
+        its faults in this game. Returns None when it was delivered or the bot leaves
         GameOver UNIMPLEMENTED (not a fault), else a one-line detail of the failure (never
         raises; not a fault either)."""
-        summary = pb.GameSummary(game_id=game_id, seat=seat, placements=list(placements))
-        if winner is not None:
-            summary.winner = winner
+        summary = pb.GameSummary(
+            game_id=game_id, seat=seat, placements=placements, winner=winner, forfeited=forfeited, faults=faults
+        )
         try:
             self._stub.GameOver(summary, timeout=timeout_s)
         except ValueError as error:  # closed channel
@@ -227,10 +229,19 @@ class BotClient:
         return None
 
     async def game_over(
-        self, game_id: str, seat: int, placements: Sequence[int], winner: int | None, timeout_s: float
+        self,
+        game_id: str,
+        seat: int,
+        placements: Sequence[int],
+        winner: int | None,
+        timeout_s: float,
+        forfeited: Sequence[bool] = (),
+        faults: Sequence[int] = (),
     ) -> str | None:
         """:meth:`game_over_blocking` on one of the client's call threads, awaited in trio."""
-        done = await self._threads.run(partial(self.game_over_blocking, game_id, seat, placements, winner, timeout_s))
+        done = await self._threads.run(
+            partial(self.game_over_blocking, game_id, seat, placements, winner, timeout_s, forfeited, faults)
+        )
         if done.error is not None:
             raise done.error
         return done.value

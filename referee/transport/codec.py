@@ -5,43 +5,65 @@
 never imports ``referee.game``: a request is built from a :class:`SeatView` alone, so it
 cannot carry another seat's cards (DESIGN.md §3).
 
-Encoding a request has one implementation, :mod:`referee.transport.wire` (wire bytes
-joined from cached parts); the request messages here are parsed from its bytes. Decoding
-a request and encoding an answer (the bot's side) live in :mod:`referee.transport.decode`,
-which a bot loads without this module's json and wire imports; re-exported here.
+Requests are built with the generated classes (the protobuf library encodes them).
+Decoding a request and encoding an answer (the bot's side) live in
+:mod:`referee.transport.decode`, which a bot loads without this module's json import;
+re-exported here.
 
-Referee side: :func:`view_to_request_bytes` (what is sent), :func:`view_to_request` (the
-same request as a message), :func:`proto_to_action` (raises :class:`MalformedReply`),
-:func:`request_json`. Bot side (re-exported from :mod:`referee.transport.decode`):
-:func:`request_to_view`, :func:`action_to_proto`, :func:`card_to_proto`,
-:func:`rules_from_proto`.
+Referee side: :func:`view_to_request` (what is sent), :func:`proto_to_action` (raises
+:class:`MalformedReply`), :func:`request_json`. Bot side (re-exported from
+:mod:`referee.transport.decode`): :func:`request_to_view`, :func:`action_to_proto`,
+:func:`card_to_proto`, :func:`rules_from_proto`.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Sequence
+from dataclasses import fields
 from typing import Any
 
 from google.protobuf import json_format
 from google.protobuf.message import Message
 
 from referee._proto.knockout_whist.v1 import bot_pb2 as pb
+from referee.cards import CARDS, Card
+from referee.rules import Rules
 from referee.transport.decode import (
+    DECISION_TO_PB,
+    STATUS_TO_PB,
+    SUIT_TO_PB,
     action_to_proto,
     card_to_proto,
     decode_action,
+    enum_prefix,
     request_to_view,
     rules_from_proto,
 )
 from referee.transport.errors import MalformedReply
-from referee.transport.wire import rules_to_proto, view_to_request_bytes
-from referee.views import Action, DecisionKind, Event, SeatView
+from referee.views import (
+    Action,
+    CardPlayed,
+    CardRevealed,
+    DecisionKind,
+    Event,
+    GameEnded,
+    Passed,
+    RoundEnded,
+    RoundStarted,
+    SeatView,
+    Trick,
+    TrickPlay,
+    TrickWon,
+    TrumpChosen,
+)
 
 __all__ = [
     "MalformedReply",
     "action_to_proto",
     "card_to_proto",
+    "event_to_proto",
     "message_json",
     "proto_to_action",
     "request_json",
@@ -49,10 +71,117 @@ __all__ = [
     "rules_from_proto",
     "rules_to_proto",
     "view_to_request",
-    "view_to_request_bytes",
 ]
 
+# --- rules -------------------------------------------------------------------------
+
+
+def rules_to_proto(rules: Rules) -> pb.Rules:
+    """Rules -> ``pb.Rules``. A string variant ``"any_round"`` of field ``dog_life`` maps to
+    enum value ``DOG_LIFE_ANY_ROUND``. Raises KeyError naming a Rules field or value the
+    proto lacks (add it to bot.proto, then ``make proto``)."""
+    msg = pb.Rules()
+    by_name = pb.Rules.DESCRIPTOR.fields_by_name
+    for field in fields(Rules):
+        value = getattr(rules, field.name)
+        descriptor = by_name.get(field.name)
+        if descriptor is None:
+            raise KeyError(f"Rules.{field.name} has no field in bot.proto message Rules")
+        if descriptor.enum_type is not None:
+            name = enum_prefix(descriptor.enum_type) + str(value).upper()
+            enum_value = descriptor.enum_type.values_by_name.get(name)
+            if enum_value is None:
+                raise KeyError(f"Rules.{field.name} = {value!r} has no enum value {name} in bot.proto")
+            setattr(msg, field.name, enum_value.number)
+        else:
+            setattr(msg, field.name, value)
+    return msg
+
+
+@functools.lru_cache(maxsize=16)
+def _rules_proto(rules: Rules) -> pb.Rules:
+    """:func:`rules_to_proto`, once per rule set (a league has one): only ever copied into
+    a request, never changed."""
+    return rules_to_proto(rules)
+
+
+# --- cards, tricks and events -------------------------------------------------------
+
+_CARD: dict[Card, pb.Card] = {card: card_to_proto(card) for card in CARDS}
+"""The 52 ``Card`` messages: only ever copied into a request, never changed."""
+
+
+def _play_to_proto(play: TrickPlay) -> pb.TrickPlay:
+    if play.face_down:  # the card is None when this seat may not see it yet (docs/rules.md W24)
+        return pb.TrickPlay(seat=play.seat, card=None if play.card is None else _CARD[play.card], face_down=True)
+    if play.card is None:
+        return pb.TrickPlay(seat=play.seat, passed=True)
+    return pb.TrickPlay(seat=play.seat, card=_CARD[play.card])
+
+
+def _trick_to_proto(trick: Trick) -> pb.Trick:
+    plays = [_play_to_proto(play) for play in trick.plays]
+    return pb.Trick(leader=trick.leader, plays=plays, winner=trick.winner)
+
+
+def event_to_proto(event: Event) -> pb.Event:
+    """Event -> ``pb.Event`` (exactly one oneof field set). Raises TypeError for anything
+    else."""
+    match event:
+        case CardPlayed():
+            card = None if event.card is None else _CARD[event.card]
+            return pb.Event(card_played=pb.CardPlayed(seat=event.seat, card=card, face_down=event.face_down))
+        case CardRevealed():
+            return pb.Event(card_revealed=pb.CardRevealed(seat=event.seat, card=_CARD[event.card]))
+        case Passed():
+            return pb.Event(passed=pb.Passed(seat=event.seat))
+        case TrickWon():
+            return pb.Event(trick_won=pb.TrickWon(seat=event.seat, trick_number=event.trick_number))
+        case RoundStarted():
+            started = pb.RoundStarted(
+                round_number=event.round_number,
+                dealer=event.dealer,
+                hand_size=event.hand_size,
+                status=[STATUS_TO_PB[status] for status in event.status],
+                turn_up=None if event.turn_up is None else _CARD[event.turn_up],
+                trump_chooser=event.trump_chooser,
+            )
+            return pb.Event(round_started=started)
+        case TrumpChosen():
+            if event.suit is None:
+                return pb.Event(trump_chosen=pb.TrumpChosen(seat=event.seat, no_trump=True))
+            return pb.Event(trump_chosen=pb.TrumpChosen(seat=event.seat, suit=SUIT_TO_PB[event.suit]))
+        case RoundEnded():
+            ended = pb.RoundEnded(
+                round_number=event.round_number,
+                tricks_won=event.tricks_won,
+                knocked_out=event.knocked_out,
+                dogs=event.dogs,
+                forfeited=event.forfeited,
+            )
+            return pb.Event(round_ended=ended)
+        case GameEnded():
+            return pb.Event(game_ended=pb.GameEnded(winner=event.winner, placements=event.placements))
+    raise TypeError(f"not an event: {event!r}")
+
+
 # --- the request -------------------------------------------------------------------
+
+# The parts most requests repeat, built once and copied into each request (the message
+# constructors copy them): the engine hands out the same events, completed tricks and
+# actions in view after view and seat after seat. Never changed once built. What they
+# save is measured in bench/NOTES.md ("Transport").
+_event_proto = functools.lru_cache(maxsize=1024)(event_to_proto)
+_trick_proto = functools.lru_cache(maxsize=1024)(_trick_to_proto)
+_action_proto = functools.lru_cache(maxsize=64)(action_to_proto)
+
+
+def _trump_fields(view: SeatView) -> dict[str, Any]:
+    if view.no_trump:
+        return {"trump_state": pb.TRUMP_STATE_NO_TRUMP}
+    if view.trump is None:
+        return {"trump_state": pb.TRUMP_STATE_UNDECIDED}
+    return {"trump_state": pb.TRUMP_STATE_SUIT, "trump": SUIT_TO_PB[view.trump]}
 
 
 def view_to_request(
@@ -61,11 +190,51 @@ def view_to_request(
     decision_number: int,
     time_left_ms: int,
     bank_left_ms: int,
+    last_decision_ms: float | None = None,
 ) -> pb.DecisionRequest:
-    """The ``DecisionRequest`` sent to seat ``view.seat``, as a message: parsed from
-    :func:`view_to_request_bytes` (same arguments, same errors), so it is what is sent.
-    A fresh message each call; changing it changes nothing else."""
-    return pb.DecisionRequest.FromString(view_to_request_bytes(view, events, decision_number, time_left_ms, bank_left_ms))
+    """The ``DecisionRequest`` sent to seat ``view.seat`` (a new message each call).
+
+    ``events``: the public events since this seat's previous request, oldest first.
+    ``decision_number``: game-wide, 0-based. ``time_left_ms``: time for this decision in
+    ms (0 = no limit); ``bank_left_ms``: time bank left in ms (0 = none); negative times
+    (and fractions of a ms) are sent as whole ms, at least 0. ``last_decision_ms``: the
+    measured time of this seat's previous decision in this game, in ms (rounded to whole
+    ms; None: unset, its first decision). The seat's ``decision`` and
+    ``legal`` actions go to the request's top level. Everything comes from ``view`` and
+    ``events``, which hold no other seat's cards (DESIGN.md §3). Raises ValueError for a
+    number that is not a uint32.
+    """
+    seat_view = pb.SeatView(
+        game_id=view.game_id,
+        seat=view.seat,
+        num_seats=view.num_seats,
+        rules=_rules_proto(view.rules),
+        status=[STATUS_TO_PB[status] for status in view.status],
+        dealer=view.dealer,
+        round_number=view.round_number,
+        cards_dealt=view.hand_size,
+        turn_up=None if view.turn_up is None else _CARD[view.turn_up],
+        trump_chooser=view.trump_chooser,
+        hand=[_CARD[card] for card in view.hand],
+        current_trick=None if view.current_trick is None else _trick_to_proto(view.current_trick),
+        completed_tricks=[_trick_proto(trick) for trick in view.completed_tricks],
+        tricks_won=view.tricks_won,
+        dog_life_used=view.dog_life_used,
+        trick_number=0 if view.current_trick is None else view.trick_number,
+        to_play=view.to_play,
+        **_trump_fields(view),
+    )
+    return pb.DecisionRequest(
+        game_id=view.game_id,
+        decision_number=decision_number,
+        view=seat_view,
+        events=[_event_proto(event) for event in events],
+        time_left_ms=max(0, int(time_left_ms)),
+        bank_left_ms=max(0, int(bank_left_ms)),
+        decision=pb.DECISION_KIND_UNSPECIFIED if view.decision is None else DECISION_TO_PB[view.decision],
+        legal=[_action_proto(action) for action in view.legal],
+        last_decision_ms=None if last_decision_ms is None else max(0, round(last_decision_ms)),
+    )
 
 
 # --- the reply ---------------------------------------------------------------------
@@ -118,8 +287,8 @@ def message_json(msg: Message) -> str:
 
 def request_json(req: Message | bytes) -> str:
     """The request as sent, as compact JSON (fault evidence, DESIGN.md §5): a
-    ``DecisionRequest`` message, or its wire bytes (:func:`view_to_request_bytes`).
-    Raises ``google.protobuf.message.DecodeError`` on bytes that are not a request."""
+    ``DecisionRequest`` message, or its wire bytes. Raises
+    ``google.protobuf.message.DecodeError`` on bytes that are not a request."""
     if isinstance(req, bytes):
         req = pb.DecisionRequest.FromString(req)
     return message_json(req)

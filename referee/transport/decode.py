@@ -1,14 +1,14 @@
 """The bot's side of the contract: a ``DecisionRequest`` -> (SeatView, events), an Action
 -> ``pb.Action`` (DESIGN.md §4). The one implementation of both; the referee's
-:mod:`referee.transport.codec` re-exports them and :mod:`referee.transport.wire` builds its
-cached card and action bytes from :func:`card_to_proto` / :func:`action_to_proto`.
+:mod:`referee.transport.codec` re-exports them and builds requests with
+:func:`card_to_proto` / :func:`action_to_proto`.
 
 A bot kit loads this module before its first decision (:mod:`referee.botkit.decide`), so
 it imports only the generated messages, the game's types and the transport's errors: no
-json, no ``json_format``, no grpc, not the referee's request encoder. Pure: no I/O.
+json, no ``json_format``, no grpc. Pure: no I/O.
 
 Also the enum tables (``SUIT_TO_PB`` ...: our enum member -> proto enum number) and
-:func:`enum_prefix`, shared with :mod:`referee.transport.wire`.
+:func:`enum_prefix`, shared with :mod:`referee.transport.codec`.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from referee.transport.errors import MalformedReply
 from referee.views import (
     Action,
     CardPlayed,
+    CardRevealed,
     ChooseTrump,
     DecisionKind,
     Event,
@@ -74,7 +75,7 @@ def enum_prefix(enum_type: Any) -> str:
 
 
 def rules_from_proto(msg: pb.Rules) -> Rules:
-    """``pb.Rules`` -> Rules (inverse of :func:`referee.transport.wire.rules_to_proto`).
+    """``pb.Rules`` -> Rules (inverse of :func:`referee.transport.codec.rules_to_proto`).
     Raises ValueError on an unspecified or unknown enum value."""
     values: dict[str, object] = {}
     by_name = pb.Rules.DESCRIPTOR.fields_by_name
@@ -124,7 +125,7 @@ def _opt(msg: Any, name: str) -> int | None:
 
 def _trick_from_proto(msg: pb.Trick) -> Trick:
     plays = tuple(
-        TrickPlay(play.seat, _card(play.card, "trick play") if play.HasField("card") and not play.passed else None)
+        TrickPlay(play.seat, _card(play.card, "trick play") if play.HasField("card") and not play.passed else None, play.face_down)
         for play in msg.plays
     )
     return Trick(leader=msg.leader, plays=plays, winner=_opt(msg, "winner"))
@@ -153,7 +154,11 @@ def _event_from_proto(msg: pb.Event) -> Event:
         chosen = msg.trump_chosen
         return TrumpChosen(seat=_opt(chosen, "seat"), suit=None if chosen.no_trump else _suit(chosen.suit, "trump_chosen"))
     if which == "card_played":
-        return CardPlayed(seat=msg.card_played.seat, card=_card(msg.card_played.card, "card_played"))
+        played = msg.card_played
+        card = _card(played.card, "card_played") if played.HasField("card") else None
+        return CardPlayed(seat=played.seat, card=card, face_down=played.face_down)
+    if which == "card_revealed":
+        return CardRevealed(seat=msg.card_revealed.seat, card=_card(msg.card_revealed.card, "card_revealed"))
     if which == "passed":
         return Passed(seat=msg.passed.seat)
     if which == "trick_won":
@@ -212,6 +217,7 @@ def request_to_view(req: pb.DecisionRequest) -> tuple[SeatView, list[Event]]:
         dog_life_used=v.dog_life_used,
         decision=decision,
         legal=tuple(decode_action(action) for action in req.legal),
+        to_play=tuple(v.to_play),
     )
     return view, [_event_from_proto(event) for event in req.events]
 

@@ -37,8 +37,8 @@ class Reply:
     ``"deadline of 250 ms exceeded"``. ``answer``: what came back, as text: the action
     (``"AS"``, ``"trump H"``, ``"pass"``), the reply as JSON when malformed, or
     ``"STATUS: details"``. ``ms``: measured from sending the request to the reply on a
-    monotonic clock, in ms. ``request``: the request as sent (wire bytes of a
-    ``DecisionRequest``).
+    monotonic clock, in ms. ``request``: the request as sent (a
+    ``DecisionRequest`` message).
     ``request_json``: its compact JSON, rendered on first use (rendering costs about as
     much as the call, so it is done only for evidence).
     """

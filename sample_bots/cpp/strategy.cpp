@@ -19,12 +19,14 @@ bool Beats(const Card& card, const Card& best, Suit trump) {
   return trump != knockout_whist::v1::SUIT_UNSPECIFIED && card.suit() == trump;
 }
 
-// The card winning the current trick so far, if any card has been played to it.
+// The card winning the current trick so far, if any card has been played face up to it
+// (a dog's face-down card under dog_play = "first_trick" is not shown until the trick is
+// complete; docs/rules.md W24).
 std::optional<Card> Winning(const SeatView& view, Suit trump) {
   std::optional<Card> best;
   if (!view.has_current_trick()) return best;
   for (const auto& play : view.current_trick().plays()) {
-    if (play.passed() || !play.has_card()) continue;
+    if (play.passed() || play.face_down() || !play.has_card()) continue;
     if (!best || Beats(play.card(), *best, trump)) best = play.card();
   }
   return best;
@@ -84,7 +86,10 @@ Action PlayCard(const DecisionRequest& request) {
   const std::optional<Card> winning = Winning(view, trump);
   if (can_pass) {  // the dog's life: one card, choose the trick to play it on
     const Card& mine = cards.front();
-    const bool takes = winning ? Beats(mine, *winning, trump)
+    // view.to_play() lists the seats still to act, this one first: when it is the last,
+    // a card that beats the winning one surely takes the trick.
+    const bool last = view.to_play_size() == 1;
+    const bool takes = winning ? Beats(mine, *winning, trump) && (last || mine.rank() >= knockout_whist::v1::QUEEN)
                                : mine.rank() == knockout_whist::v1::ACE && mine.suit() != trump;
     if (takes) return PlayOf(mine);
     Action pass;

@@ -28,11 +28,13 @@ function beats(card, best, trump) {
   return trump !== null && card.suit === trump;
 }
 
-// The card winning `trick` so far, or null when no card has been played to it.
+// The card winning `trick` so far, or null when no card has been played face up to it (a
+// dog's face-down card under dog_play = "first_trick" shows no card until the trick is
+// complete; docs/rules.md W24).
 function winningCard(trick, trump) {
   let best = null;
   for (const play of (trick && trick.plays) || []) {
-    if (!play.card || play.passed) continue;
+    if (!play.card || play.passed || play.face_down) continue;
     if (best === null || beats(play.card, best, trump)) best = play.card;
   }
   return best;
@@ -119,9 +121,12 @@ function playCard(view, legal) {
   if (pass) {
     // The dog's life: one card, choose the trick to play it on.
     const mine = cards[0];
+    // view.to_play lists the seats still to act, this one first: when it is the last, a
+    // card that beats the winning one surely takes the trick.
+    const last = view.to_play.length === 1;
     const strong = winning === null
       ? isMaster(mine, unseen) || (mine.suit === trump && rank(mine) >= RANK.QUEEN)
-      : beats(mine, winning, trump);
+      : beats(mine, winning, trump) && (last || isMaster(mine, unseen));
     return strong ? { play: mine } : { pass_trick: {} };
   }
   if (winning === null) {

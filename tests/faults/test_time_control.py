@@ -47,9 +47,10 @@ class Recorder:
         return self.lease.name
 
     def decide(
-        self, view: SeatView, events: Sequence[Event], decision_number: int, time_left_ms: int, bank_left_ms: int, deadline_s: float | None
+        self, view: SeatView, events: Sequence[Event], decision_number: int, time_left_ms: int, bank_left_ms: int, deadline_s: float | None,
+        last_decision_ms: float | None = None,
     ) -> Reply:
-        reply = self.lease.decide(view, events, decision_number, time_left_ms, bank_left_ms, deadline_s)
+        reply = self.lease.decide(view, events, decision_number, time_left_ms, bank_left_ms, deadline_s, last_decision_ms)
         self.told.append(Told(time_left_ms, bank_left_ms, deadline_s, reply))
         return reply
 

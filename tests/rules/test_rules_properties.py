@@ -95,9 +95,9 @@ def check_rejection(game: Game, seat: int, legal: tuple[Action, ...], rng: rando
 
 
 def trick_winner(trick: Trick, trump: Suit | None) -> int:
-    """rules.md R13, written out."""
+    """rules.md R13, written out; a face-down card leads no suit (docs/rules.md W24)."""
     cards = [(p.seat, p.card) for p in trick.plays if p.card is not None]
-    led = cards[0][1].suit
+    led = next(p.card.suit for p in trick.plays if p.card is not None and not p.face_down)
     trumps = [sc for sc in cards if sc[1].suit == trump]
     pool = trumps or [sc for sc in cards if sc[1].suit == led]
     return max(pool, key=lambda sc: sc[1].rank)[0]
@@ -130,8 +130,9 @@ def check_round(record: RoundRecord, status: tuple[SeatStatus, ...], rules: Rule
             assert previous is not None
             assert acting[0] == next((previous + k) % n for k in range(n) if held[(previous + k) % n]), "R14 lead"
         assert sorted(acting) == sorted(s for s in range(n) if held[s]), "each seat with cards acts once"
-        led = next(p.card.suit for p in trick.plays if p.card is not None)
+        led = next(p.card.suit for p in trick.plays if p.card is not None and not p.face_down)
         for play in trick.plays:
+            assert play.face_down == (status[play.seat] is DOG and rules.dog_play == "first_trick"), "W24 face down"
             if play.card is None:
                 assert status[play.seat] is DOG and number < h and rules.dog_play == "choose_trick"
                 continue

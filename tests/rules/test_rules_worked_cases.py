@@ -11,8 +11,11 @@ from tests.rules.rules_helpers import DOG, IN, OUT, RoundPlan, build_deck, card,
 from referee.cards import CARDS, Suit
 from referee.errors import IllegalAction
 from referee.game import Game
+from referee.gamelog import round_summary
 from referee.rules import Rules
 from referee.views import (
+    CardPlayed,
+    CardRevealed,
     ChooseTrump,
     DecisionKind,
     Pass,
@@ -20,6 +23,7 @@ from referee.views import (
     RoundEnded,
     RoundStarted,
     SeatStatus,
+    TrickPlay,
     TrickWon,
     TrumpChosen,
 )
@@ -233,6 +237,57 @@ def test_w15_dog_may_not_pass_on_the_last_trick() -> None:
     with pytest.raises(IllegalAction, match="last trick"):
         game.apply(3, Pass())
     game.apply(3, Play(dog_card))
+
+
+# --- W24: the dog's face-down card under dog_play = "first_trick" ------------------------------
+
+FACE_DOWN = Rules(dog_play="first_trick", first_lead="trump_chooser")
+
+
+def test_w24_a_face_down_card_is_hidden_until_the_trick_is_complete() -> None:
+    """W24 (seats relabelled so that play goes clockwise): P0 leads 9H, the dog P1 commits
+    AH face down, P2 is to play."""
+    round1 = RoundPlan(dealer=0, status=(IN,) * 3, winners=[0, 2, 0, 2, 0, 2, 0])  # P1 takes no trick: a dog
+    round2 = build_deck(1, 3, {0: "9H", 1: "AH", 2: "2H"}, 6, status=(IN, DOG, IN))
+    game = Game(3, FACE_DOWN, 0, first_dealer=0, decks={1: round1.deck(), 2: round2})
+    play_round(game, round1)
+    game.apply(0, ChooseTrump(Suit.SPADES))
+    game.apply(0, Play(card("9H")))
+    game.apply(1, Play(card("AH")))
+    assert game.to_act == 2
+    p2 = game.view(2)
+    assert p2.current_trick is not None and p2.current_trick.plays == (TrickPlay(0, card("9H")), TrickPlay(1, None, face_down=True))
+    assert (p2.to_play, p2.led_suit) == ((2,), Suit.HEARTS)
+    own = game.view(1).current_trick
+    assert own is not None and own.plays[1] == TrickPlay(1, card("AH"), face_down=True)
+    assert game.events[-1] == CardPlayed(1, None, face_down=True)
+    game.apply(2, Play(card("2H")))
+    assert game.events[-2:] == [CardRevealed(1, card("AH")), TrickWon(1, 1)]
+    for seat in range(3):
+        assert game.view(seat).completed_tricks[0].plays[1] == TrickPlay(1, card("AH"), face_down=True)
+    assert game.rounds[1].tricks[0].plays[1].card == card("AH")  # the record holds the real card
+    assert round_summary(game.rounds[1])["tricks"][0]["plays"][1] == [1, "AH"]  # so do replay and trace
+
+
+def test_w24_a_face_down_lead_sets_no_suit() -> None:
+    """The dog due to lead commits face down; the first card played face up sets the suit
+    to follow (others cannot follow a suit they do not see), and the face-down card is
+    judged by it when the trick is complete (R13)."""
+    round1 = RoundPlan(dealer=0, status=(IN,) * 3, winners=[0, 1, 0, 1, 0, 1, 0])  # P2 takes no trick: a dog
+    round2 = build_deck(1, 3, {0: "2C KD", 1: "3C AH KH QH JH TH", 2: "AD"}, 6, status=(IN, IN, DOG))
+    game = Game(3, Rules(dog_play="first_trick"), 0, first_dealer=0, decks={1: round1.deck(), 2: round2})
+    play_round(game, round1)
+    assert game.to_act == 0  # most tricks: names trump
+    game.apply(0, ChooseTrump(Suit.SPADES))
+    assert game.to_act == 2  # left of the dealer leads (R11): the dog
+    game.apply(2, Play(card("AD")))
+    assert game.view(0).led_suit is None
+    assert Play(card("2C")) in game.legal_actions() and Play(card("KD")) in game.legal_actions()
+    game.apply(0, Play(card("2C")))
+    assert game.view(1).legal == (Play(card("3C")),)  # follows clubs, the first suit seen
+    game.apply(1, Play(card("3C")))
+    trick = game.view(0).completed_tricks[0]
+    assert (trick.leader, trick.winner) == (2, 1)  # AD is not of the suit led: it cannot win
 
 
 # --- W17: the last round ----------------------------------------------------------------------

@@ -31,9 +31,13 @@ class Recorder(Bot):
     def __init__(self) -> None:
         self.events: list[Event] = []
         self.summaries: list[GameSummary] = []
+        self.times: list[int | None] = []
 
     def observe(self, view: SeatView, events: Sequence[Event]) -> None:
         self.events.extend(events)
+
+    def observe_time(self, view: SeatView, last_decision_ms: int | None) -> None:
+        self.times.append(last_decision_ms)
 
     def play(self, view: SeatView) -> Card | None:
         if view.game_id == "pass":
@@ -67,9 +71,9 @@ def test_a_kit_bot_gets_events_answers_and_hears_the_result(served: tuple[Record
             info = await client.hello(30)
             assert (info.name, info.author) == ("recorder", "tests")
             played = await client.decide(hand_view(game_id="g"), events, 0, 250, 100, 10)
-            passed = await client.decide(hand_view(game_id="pass"), [], 1, 250, 100, 10)
+            passed = await client.decide(hand_view(game_id="pass"), [], 1, 250, 100, 10, last_decision_ms=41.7)
             junk = await client.decide(hand_view(game_id="junk"), [], 2, 250, 100, 10)
-            over = await client.game_over("g", 1, [2, 1, 3], None, 10)
+            over = await client.game_over("g", 1, [2, 1, 3], None, 10, (False, True, False), (0, 2, 0))
             return played, passed, junk, over
         finally:
             client.close()
@@ -80,4 +84,5 @@ def test_a_kit_bot_gets_events_answers_and_hears_the_result(served: tuple[Record
     assert junk.fault == "malformed" and "play() returned 'KC'" in junk.detail
     assert over is None
     assert bot.events == events
-    assert bot.summaries == [GameSummary(game_id="g", seat=1, placements=(2, 1, 3), winner=None)]
+    assert bot.summaries == [GameSummary(game_id="g", seat=1, placements=(2, 1, 3), winner=None, forfeited=(False, True, False), faults=(0, 2, 0))]
+    assert bot.times == [None, 42, None]

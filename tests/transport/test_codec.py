@@ -29,6 +29,7 @@ from referee.transport.codec import (
 from referee.views import (
     Action,
     CardPlayed,
+    CardRevealed,
     ChooseTrump,
     DecisionKind,
     Event,
@@ -79,13 +80,15 @@ actions: st.SearchStrategy[Action] = st.one_of(
 tricks = st.builds(
     Trick,
     leader=seats,
-    plays=st.lists(st.builds(TrickPlay, seat=seats, card=st.none() | cards), max_size=7).map(tuple),
+    plays=st.lists(st.builds(TrickPlay, seat=seats, card=st.none() | cards, face_down=st.booleans()), max_size=7).map(tuple),
     winner=st.none() | seats,
 )
 events: st.SearchStrategy[Event] = st.one_of(
     st.builds(RoundStarted, round_number=small, dealer=seats, hand_size=small, status=statuses, turn_up=st.none() | cards, trump_chooser=st.none() | seats),
     st.builds(TrumpChosen, seat=st.none() | seats, suit=st.none() | suits),
     st.builds(CardPlayed, seat=seats, card=cards),
+    st.builds(CardPlayed, seat=seats, card=st.none(), face_down=st.just(True)),
+    st.builds(CardRevealed, seat=seats, card=cards),
     st.builds(Passed, seat=seats),
     st.builds(TrickWon, seat=seats, trick_number=small),
     st.builds(RoundEnded, round_number=small, tricks_won=st.lists(small, max_size=7).map(tuple), knocked_out=seat_lists, dogs=seat_lists, forfeited=seat_lists),
@@ -116,6 +119,7 @@ def views(draw: st.DrawFn) -> SeatView:
         dog_life_used=draw(st.booleans()),
         decision=draw(st.none() | st.sampled_from(list(DecisionKind))),
         legal=tuple(draw(st.lists(actions, max_size=8))),
+        to_play=draw(seat_lists),
     )
 
 
@@ -223,7 +227,8 @@ def test_message_json_of_an_empty_reply() -> None:
 
 CARD_FIELDS_ALLOWED = {
     "Action.play",  # the bot's own answer
-    "CardPlayed.card",  # public: a card played to a trick
+    "CardPlayed.card",  # public: a card played to a trick (unset while face down, docs/rules.md W24)
+    "CardRevealed.card",  # public: a face-down card turned up as its trick completes
     "TrickPlay.card",  # public
     "RoundStarted.turn_up",  # public (R7)
     "SeatView.turn_up",  # public (R7)
@@ -243,12 +248,12 @@ def test_no_message_has_a_field_that_could_carry_hidden_cards() -> None:
 
 # --- the bot's side imports little (referee.transport.decode) ----------------------
 
-REFEREE_ONLY = ("json", "google.protobuf.json_format", "referee.transport.wire", "referee.transport.codec")
+REFEREE_ONLY = ("json", "google.protobuf.json_format", "referee.transport.codec")
 
 
 def test_a_bots_decisions_load_no_json_and_no_request_encoder() -> None:
     """A Python bot loads ``referee.botkit.decide`` before its first decision: it must not
-    pull in the referee's JSON evidence (json, json_format) or its wire encoder."""
+    pull in the referee's JSON evidence (json, json_format) or its request encoder."""
     probe = f"import sys, referee.botkit.decide; print([m for m in {REFEREE_ONLY!r} if m in sys.modules])"
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60)
     assert result.stdout.strip() == "[]", result.stderr

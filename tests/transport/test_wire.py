@@ -1,7 +1,7 @@
-"""The wire encoder (benchmark B2): ``view_to_request_bytes`` gives exactly the bytes the
-protobuf library serializes for the request built field by field with its own API, for
-every decision of real games (all rule variants, 2-7 seats, forfeits) and for arbitrary
-views; the bytes carry no card the seat may not know (DESIGN.md §3)."""
+"""What goes on the wire: ``codec.view_to_request`` serializes to exactly the bytes of
+the request as bot.proto documents it, built here field by field with the protobuf API,
+for every decision of real games (all rule variants, 2-7 seats, forfeits) and for
+arbitrary views; the request carries no card the seat may not know (DESIGN.md §3)."""
 
 from __future__ import annotations
 
@@ -21,9 +21,9 @@ from referee.cards import Card
 from referee.game import Game
 from referee.rules import Rules
 from referee.transport.codec import request_json, request_to_view, view_to_request
-from referee.transport.wire import varint, view_to_request_bytes
 from referee.views import (
     CardPlayed,
+    CardRevealed,
     DecisionKind,
     Event,
     GameEnded,
@@ -48,7 +48,11 @@ def ref_card(card: Card) -> pb.Card:
 def ref_trick(trick: Trick) -> pb.Trick:
     msg = pb.Trick(leader=trick.leader)
     for play in trick.plays:
-        if play.card is None:
+        if play.face_down:
+            added = msg.plays.add(seat=play.seat, face_down=True)
+            if play.card is not None:
+                added.card.CopyFrom(ref_card(play.card))
+        elif play.card is None:
             msg.plays.add(seat=play.seat, passed=True)
         else:
             msg.plays.add(seat=play.seat, card=ref_card(play.card))
@@ -90,7 +94,11 @@ def ref_event(event: Event) -> pb.Event:
                 chosen.seat = event.seat
             return pb.Event(trump_chosen=chosen)
         case CardPlayed():
-            return pb.Event(card_played=pb.CardPlayed(seat=event.seat, card=ref_card(event.card)))
+            if event.card is None:
+                return pb.Event(card_played=pb.CardPlayed(seat=event.seat, face_down=event.face_down))
+            return pb.Event(card_played=pb.CardPlayed(seat=event.seat, card=ref_card(event.card), face_down=event.face_down))
+        case CardRevealed():
+            return pb.Event(card_revealed=pb.CardRevealed(seat=event.seat, card=ref_card(event.card)))
         case Passed():
             return pb.Event(passed=pb.Passed(seat=event.seat))
         case TrickWon():
@@ -117,7 +125,7 @@ def ref_action(action: Any) -> pb.Action:
     return pb.Action(choose_trump=pb.TrumpChoice(suit=pb.Suit.Value(action.suit.name)))
 
 
-def reference_request(view: SeatView, events: Sequence[Event], number: int, left: int, bank: int) -> pb.DecisionRequest:
+def reference_request(view: SeatView, events: Sequence[Event], number: int, left: int, bank: int, last: int | None = None) -> pb.DecisionRequest:
     """The request as documented in bot.proto, built afresh with the protobuf API."""
     seat_view = pb.SeatView(
         game_id=view.game_id,
@@ -132,7 +140,10 @@ def reference_request(view: SeatView, events: Sequence[Event], number: int, left
         completed_tricks=[ref_trick(trick) for trick in view.completed_tricks],
         tricks_won=list(view.tricks_won),
         dog_life_used=view.dog_life_used,
+        to_play=list(view.to_play),
     )
+    if view.current_trick is not None:
+        seat_view.trick_number = len(view.completed_tricks) + 1  # 0 while trump is chosen
     if view.no_trump:
         seat_view.trump_state = pb.TRUMP_STATE_NO_TRUMP
     elif view.trump is not None:
@@ -148,7 +159,7 @@ def reference_request(view: SeatView, events: Sequence[Event], number: int, left
         seat_view.current_trick.SetInParent()
         seat_view.current_trick.CopyFrom(ref_trick(view.current_trick))
     decisions = {None: pb.DECISION_KIND_UNSPECIFIED, DecisionKind.PLAY: pb.PLAY_CARD, DecisionKind.CHOOSE_TRUMP: pb.CHOOSE_TRUMP}
-    return pb.DecisionRequest(
+    request = pb.DecisionRequest(
         game_id=view.game_id,
         decision_number=number,
         view=seat_view,
@@ -158,6 +169,9 @@ def reference_request(view: SeatView, events: Sequence[Event], number: int, left
         decision=decisions[view.decision],
         legal=[ref_action(action) for action in view.legal],
     )
+    if last is not None:
+        request.last_decision_ms = last
+    return request
 
 
 # --- real games --------------------------------------------------------------------
@@ -202,10 +216,11 @@ GAMES = [
 @pytest.mark.parametrize(("players", "rules", "seed"), GAMES, ids=[f"{p}p-{r.summary()}" for p, r, _ in GAMES])
 def test_every_request_of_a_game_is_what_protobuf_serializes(players: int, rules: Rules, seed: int) -> None:
     for view, events, number in asked_in_game(players, rules, seed):
-        wire = view_to_request_bytes(view, events, number, 250, number % 3)
-        expected = reference_request(view, events, number, 250, number % 3)
-        assert wire == expected.SerializeToString()
-        assert pb.DecisionRequest.FromString(wire) == expected
+        last = None if number % 5 == 0 else number * 7
+        request = view_to_request(view, events, number, 250, number % 3, last)
+        expected = reference_request(view, events, number, 250, number % 3, last)
+        assert request.SerializeToString() == expected.SerializeToString()
+        assert request == expected
 
 
 def test_the_games_cover_every_seat_count_and_variant_value() -> None:
@@ -228,14 +243,17 @@ def _cards_in(msg: Any) -> Iterator[tuple[int, int]]:
                 yield from _cards_in(item)
 
 
+@pytest.mark.parametrize("dog_play", ["choose_trick", "first_trick"])
 @pytest.mark.parametrize("players", range(2, 8))
-def test_a_request_holds_only_cards_the_seat_may_know(players: int) -> None:
-    """DESIGN.md §3: own hand, the turn-up and cards played to tricks; nothing else."""
-    rules = Rules(start_hand_size=min(7, 51 // players))
+def test_a_request_holds_only_cards_the_seat_may_know(players: int, dog_play: str) -> None:
+    """DESIGN.md §3: own hand, the turn-up and cards played face up to tricks or turned
+    up (docs/rules.md W24); nothing else."""
+    rules = Rules(start_hand_size=min(7, 51 // players), dog_play=dog_play)  # type: ignore[arg-type]
     played: set[tuple[int, int]] = set()
     for view, events, number in asked_in_game(players, rules, 100 + players):
-        request = pb.DecisionRequest.FromString(view_to_request_bytes(view, events, number, 0, 0))
-        played |= {(e.card_played.card.rank, e.card_played.card.suit) for e in request.events if e.HasField("card_played")}
+        request = pb.DecisionRequest.FromString(view_to_request(view, events, number, 0, 0).SerializeToString())
+        played |= {(e.card_played.card.rank, e.card_played.card.suit) for e in request.events if e.card_played.HasField("card")}
+        played |= {(e.card_revealed.card.rank, e.card_revealed.card.suit) for e in request.events if e.HasField("card_revealed")}
         known = played | {(c.rank, c.suit) for c in request.view.hand}
         if request.view.HasField("turn_up"):
             known.add((request.view.turn_up.rank, request.view.turn_up.suit))
@@ -251,7 +269,7 @@ def test_a_request_holds_only_cards_the_seat_may_know(players: int) -> None:
 @given(view_strategy(), st.lists(event_strategy, max_size=10), st.integers(0, 2**32 - 1), st.integers(-5, 2**32 - 1), st.integers(-5, 2**32 - 1))
 @settings(max_examples=300, deadline=None)
 def test_any_view_encodes_as_protobuf_does(view: SeatView, events: list[Event], number: int, left: int, bank: int) -> None:
-    wire = view_to_request_bytes(view, events, number, left, bank)
+    wire = view_to_request(view, events, number, left, bank).SerializeToString()
     expected = reference_request(view, events, number, left, bank)
     assert wire == expected.SerializeToString()
     assert request_to_view(pb.DecisionRequest.FromString(wire)) == (view, events)
@@ -259,37 +277,24 @@ def test_any_view_encodes_as_protobuf_does(view: SeatView, events: list[Event], 
 
 def test_request_json_takes_the_bytes_or_the_message() -> None:
     view, events, number = next(item for item in asked_in_game(4, Rules(), 3) if item[0].completed_tricks and item[1])
-    wire = view_to_request_bytes(view, events, number, 1000, 40)
+    wire = view_to_request(view, events, number, 1000, 40).SerializeToString()
     text = request_json(wire)
     assert text == request_json(view_to_request(view, events, number, 1000, 40))
     assert json.loads(text)["bank_left_ms"] == 40
 
 
-# --- varints and bad numbers -------------------------------------------------------
-
-VARINTS = [(0, b"\x00"), (1, b"\x01"), (127, b"\x7f"), (128, b"\x80\x01"), (300, b"\xac\x02"), (2**32 - 1, b"\xff\xff\xff\xff\x0f"), (2**64 - 1, b"\xff" * 9 + b"\x01")]
+# --- bad numbers -------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("value", "encoded"), VARINTS)
-def test_varint(value: int, encoded: bytes) -> None:
-    assert varint(value) == encoded
-
-
-@pytest.mark.parametrize("value", [-1, 2**64])
-def test_varint_refuses_what_it_cannot_encode(value: int) -> None:
-    with pytest.raises(ValueError, match="varint"):
-        varint(value)
-
-
-def test_a_number_that_is_not_a_uint32_is_refused_naming_its_field() -> None:
+def test_a_number_that_is_not_a_uint32_is_refused() -> None:
     view, events, _ = next(asked_in_game(3, Rules(), 1))
-    with pytest.raises(ValueError, match="DecisionRequest.decision_number"):
-        view_to_request_bytes(view, events, 2**32, 0, 0)
-    with pytest.raises(ValueError, match="SeatView.seat"):
-        view_to_request_bytes(replace(view, seat=-1), events, 0, 0, 0)
+    with pytest.raises(ValueError):
+        view_to_request(view, events, 2**32, 0, 0)
+    with pytest.raises(ValueError):
+        view_to_request(replace(view, seat=-1), events, 0, 0, 0)
 
 
 def test_negative_times_are_sent_as_zero() -> None:
     view, events, _ = next(asked_in_game(3, Rules(), 1))
-    request = pb.DecisionRequest.FromString(view_to_request_bytes(view, events, 0, -5, -1))
+    request = view_to_request(view, events, 0, -5, -1)
     assert (request.time_left_ms, request.bank_left_ms) == (0, 0)

@@ -122,9 +122,12 @@ class _SeatStatusEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_SeatStatus
     SEAT_STATUS_IN: _SeatStatus.ValueType  # 1
     """a normal player, still in the game"""
     SEAT_STATUS_DOG: _SeatStatus.ValueType  # 2
-    """in on the dog's life: holds one card this round (R17c, R18)"""
+    """in on the dog's life: holds one card this round (R17c, R18). A dog"""
     SEAT_STATUS_OUT: _SeatStatus.ValueType  # 3
-    """knocked out"""
+    """that has played its card keeps this status for the rest of the
+    round and is skipped in later tricks (SeatView.to_play leaves it out).
+    knocked out
+    """
 
 class SeatStatus(_SeatStatus, metaclass=_SeatStatusEnumTypeWrapper):
     """---------------------------------------------------------------------------
@@ -138,9 +141,12 @@ SEAT_STATUS_UNSPECIFIED: SeatStatus.ValueType  # 0
 SEAT_STATUS_IN: SeatStatus.ValueType  # 1
 """a normal player, still in the game"""
 SEAT_STATUS_DOG: SeatStatus.ValueType  # 2
-"""in on the dog's life: holds one card this round (R17c, R18)"""
+"""in on the dog's life: holds one card this round (R17c, R18). A dog"""
 SEAT_STATUS_OUT: SeatStatus.ValueType  # 3
-"""knocked out"""
+"""that has played its card keeps this status for the rest of the
+round and is skipped in later tricks (SeatView.to_play leaves it out).
+knocked out
+"""
 Global___SeatStatus: _TypeAlias = SeatStatus  # noqa: Y015
 
 class _DecisionKind:
@@ -410,12 +416,17 @@ class TrickPlay(_message.Message):
     SEAT_FIELD_NUMBER: _builtins.int
     CARD_FIELD_NUMBER: _builtins.int
     PASSED_FIELD_NUMBER: _builtins.int
+    FACE_DOWN_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     passed: _builtins.bool
     """true for a dog's pass (R18); then `card` is unset"""
+    face_down: _builtins.bool
+    """The card was committed face down (dog_play = "first_trick", docs/rules.md W24). Seats
+    other than the dog see no card until the trick is complete; then every seat sees it.
+    """
     @_builtins.property
     def card(self) -> Global___Card:
-        """unset when the seat passed"""
+        """unset when the seat passed, or played face down unseen by this seat"""
 
     def __init__(
         self,
@@ -423,10 +434,11 @@ class TrickPlay(_message.Message):
         seat: _builtins.int = ...,
         card: Global___Card | None = ...,
         passed: _builtins.bool = ...,
+        face_down: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["card", b"card"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["card", b"card", "passed", b"passed", "seat", b"seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["card", b"card", "face_down", b"face_down", "passed", b"passed", "seat", b"seat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -486,6 +498,8 @@ class SeatView(_message.Message):
     COMPLETED_TRICKS_FIELD_NUMBER: _builtins.int
     TRICKS_WON_FIELD_NUMBER: _builtins.int
     DOG_LIFE_USED_FIELD_NUMBER: _builtins.int
+    TRICK_NUMBER_FIELD_NUMBER: _builtins.int
+    TO_PLAY_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """same as DecisionRequest.game_id"""
     seat: _builtins.int
@@ -506,6 +520,10 @@ class SeatView(_message.Message):
     """who names trump this round (R9, R10); unset in round 1"""
     dog_life_used: _builtins.bool
     """the dog's life has been given in this game (R17c)"""
+    trick_number: _builtins.int
+    """1-based number, within the round, of the trick in progress (or about to start);
+    0 while trump is being chosen.
+    """
     @_builtins.property
     def rules(self) -> Global___Rules:
         """the rules in force"""
@@ -534,6 +552,13 @@ class SeatView(_message.Message):
     def tricks_won(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """tricks won this round, per seat"""
 
+    @_builtins.property
+    def to_play(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The seats still to act in the current trick, in order, the asked seat first; empty
+        while trump is being chosen. Seats that have acted in this trick are not in it, nor is
+        a dog that has played its card (it keeps status DOG for the rest of the round).
+        """
+
     def __init__(
         self,
         *,
@@ -554,10 +579,12 @@ class SeatView(_message.Message):
         completed_tricks: _abc.Iterable[Global___Trick] | None = ...,
         tricks_won: _abc.Iterable[_builtins.int] | None = ...,
         dog_life_used: _builtins.bool = ...,
+        trick_number: _builtins.int = ...,
+        to_play: _abc.Iterable[_builtins.int] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_trump_chooser", b"_trump_chooser", "current_trick", b"current_trick", "rules", b"rules", "trump_chooser", b"trump_chooser", "turn_up", b"turn_up"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_trump_chooser", b"_trump_chooser", "cards_dealt", b"cards_dealt", "completed_tricks", b"completed_tricks", "current_trick", b"current_trick", "dealer", b"dealer", "dog_life_used", b"dog_life_used", "game_id", b"game_id", "hand", b"hand", "num_seats", b"num_seats", "round_number", b"round_number", "rules", b"rules", "seat", b"seat", "status", b"status", "tricks_won", b"tricks_won", "trump", b"trump", "trump_chooser", b"trump_chooser", "trump_state", b"trump_state", "turn_up", b"turn_up"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_trump_chooser", b"_trump_chooser", "cards_dealt", b"cards_dealt", "completed_tricks", b"completed_tricks", "current_trick", b"current_trick", "dealer", b"dealer", "dog_life_used", b"dog_life_used", "game_id", b"game_id", "hand", b"hand", "num_seats", b"num_seats", "round_number", b"round_number", "rules", b"rules", "seat", b"seat", "status", b"status", "to_play", b"to_play", "trick_number", b"trick_number", "tricks_won", b"tricks_won", "trump", b"trump", "trump_chooser", b"trump_chooser", "trump_state", b"trump_state", "turn_up", b"turn_up"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__trump_chooser: _TypeAlias = _typing.Literal["trump_chooser"]  # noqa: Y015
     _WhichOneofArgType__trump_chooser: _TypeAlias = _typing.Literal["_trump_chooser", b"_trump_chooser"]  # noqa: Y015
@@ -654,6 +681,39 @@ class CardPlayed(_message.Message):
 
     SEAT_FIELD_NUMBER: _builtins.int
     CARD_FIELD_NUMBER: _builtins.int
+    FACE_DOWN_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    face_down: _builtins.bool
+    """a dog's card committed face down (docs/rules.md W24)"""
+    @_builtins.property
+    def card(self) -> Global___Card:
+        """unset when face_down: the card comes in CardRevealed"""
+
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        card: Global___Card | None = ...,
+        face_down: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["card", b"card"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["card", b"card", "face_down", b"face_down", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CardPlayed: _TypeAlias = CardPlayed  # noqa: Y015
+
+@_typing.final
+class CardRevealed(_message.Message):
+    """A face-down card turned up when its trick is complete (docs/rules.md W24); sent before
+    the trick's TrickWon.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    CARD_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     @_builtins.property
     def card(self) -> Global___Card: ...
@@ -669,7 +729,7 @@ class CardPlayed(_message.Message):
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
-Global___CardPlayed: _TypeAlias = CardPlayed  # noqa: Y015
+Global___CardRevealed: _TypeAlias = CardRevealed  # noqa: Y015
 
 @_typing.final
 class Passed(_message.Message):
@@ -801,6 +861,7 @@ class Event(_message.Message):
     TRICK_WON_FIELD_NUMBER: _builtins.int
     ROUND_ENDED_FIELD_NUMBER: _builtins.int
     GAME_ENDED_FIELD_NUMBER: _builtins.int
+    CARD_REVEALED_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def round_started(self) -> Global___RoundStarted: ...
     @_builtins.property
@@ -815,6 +876,8 @@ class Event(_message.Message):
     def round_ended(self) -> Global___RoundEnded: ...
     @_builtins.property
     def game_ended(self) -> Global___GameEnded: ...
+    @_builtins.property
+    def card_revealed(self) -> Global___CardRevealed: ...
     def __init__(
         self,
         *,
@@ -825,12 +888,13 @@ class Event(_message.Message):
         trick_won: Global___TrickWon | None = ...,
         round_ended: Global___RoundEnded | None = ...,
         game_ended: Global___GameEnded | None = ...,
+        card_revealed: Global___CardRevealed | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["card_played", b"card_played", "event", b"event", "game_ended", b"game_ended", "passed", b"passed", "round_ended", b"round_ended", "round_started", b"round_started", "trick_won", b"trick_won", "trump_chosen", b"trump_chosen"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["card_played", b"card_played", "card_revealed", b"card_revealed", "event", b"event", "game_ended", b"game_ended", "passed", b"passed", "round_ended", b"round_ended", "round_started", b"round_started", "trick_won", b"trick_won", "trump_chosen", b"trump_chosen"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["card_played", b"card_played", "event", b"event", "game_ended", b"game_ended", "passed", b"passed", "round_ended", b"round_ended", "round_started", b"round_started", "trick_won", b"trick_won", "trump_chosen", b"trump_chosen"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["card_played", b"card_played", "card_revealed", b"card_revealed", "event", b"event", "game_ended", b"game_ended", "passed", b"passed", "round_ended", b"round_ended", "round_started", b"round_started", "trick_won", b"trick_won", "trump_chosen", b"trump_chosen"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_event: _TypeAlias = _typing.Literal["round_started", "trump_chosen", "card_played", "passed", "trick_won", "round_ended", "game_ended"]  # noqa: Y015
+    _WhichOneofReturnType_event: _TypeAlias = _typing.Literal["round_started", "trump_chosen", "card_played", "passed", "trick_won", "round_ended", "game_ended", "card_revealed"]  # noqa: Y015
     _WhichOneofArgType_event: _TypeAlias = _typing.Literal["event", b"event"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_event) -> _WhichOneofReturnType_event | None: ...
 
@@ -912,6 +976,7 @@ class DecisionRequest(_message.Message):
     BANK_LEFT_MS_FIELD_NUMBER: _builtins.int
     DECISION_FIELD_NUMBER: _builtins.int
     LEGAL_FIELD_NUMBER: _builtins.int
+    LAST_DECISION_MS_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """names the game; one bot process may play several at once"""
     decision_number: _builtins.int
@@ -926,6 +991,10 @@ class DecisionRequest(_message.Message):
     """
     decision: Global___DecisionKind.ValueType
     """what is asked"""
+    last_decision_ms: _builtins.int
+    """The referee-measured time of this seat's previous decision in this game, in ms
+    (from sending that request to receiving its reply); unset on its first decision.
+    """
     @_builtins.property
     def view(self) -> Global___SeatView:
         """everything this seat may know now"""
@@ -951,12 +1020,15 @@ class DecisionRequest(_message.Message):
         bank_left_ms: _builtins.int = ...,
         decision: Global___DecisionKind.ValueType = ...,
         legal: _abc.Iterable[Global___Action] | None = ...,
+        last_decision_ms: _builtins.int | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["view", b"view"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_last_decision_ms", b"_last_decision_ms", "last_decision_ms", b"last_decision_ms", "view", b"view"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bank_left_ms", b"bank_left_ms", "decision", b"decision", "decision_number", b"decision_number", "events", b"events", "game_id", b"game_id", "legal", b"legal", "time_left_ms", b"time_left_ms", "view", b"view"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_last_decision_ms", b"_last_decision_ms", "bank_left_ms", b"bank_left_ms", "decision", b"decision", "decision_number", b"decision_number", "events", b"events", "game_id", b"game_id", "last_decision_ms", b"last_decision_ms", "legal", b"legal", "time_left_ms", b"time_left_ms", "view", b"view"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
+    _WhichOneofReturnType__last_decision_ms: _TypeAlias = _typing.Literal["last_decision_ms"]  # noqa: Y015
+    _WhichOneofArgType__last_decision_ms: _TypeAlias = _typing.Literal["_last_decision_ms", b"_last_decision_ms"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__last_decision_ms) -> _WhichOneofReturnType__last_decision_ms | None: ...
 
 Global___DecisionRequest: _TypeAlias = DecisionRequest  # noqa: Y015
 
@@ -1052,6 +1124,8 @@ class GameSummary(_message.Message):
     SEAT_FIELD_NUMBER: _builtins.int
     PLACEMENTS_FIELD_NUMBER: _builtins.int
     WINNER_FIELD_NUMBER: _builtins.int
+    FORFEITED_FIELD_NUMBER: _builtins.int
+    FAULTS_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     seat: _builtins.int
     """the seat this bot played"""
@@ -1061,6 +1135,14 @@ class GameSummary(_message.Message):
     def placements(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """per seat: 1 for the winner; shared places allowed"""
 
+    @_builtins.property
+    def forfeited(self) -> _containers.RepeatedScalarFieldContainer[_builtins.bool]:
+        """per seat: knocked out by the referee for faults (docs/design.md §5)"""
+
+    @_builtins.property
+    def faults(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """per seat: faults recorded in this game"""
+
     def __init__(
         self,
         *,
@@ -1068,10 +1150,12 @@ class GameSummary(_message.Message):
         seat: _builtins.int = ...,
         placements: _abc.Iterable[_builtins.int] | None = ...,
         winner: _builtins.int | None = ...,
+        forfeited: _abc.Iterable[_builtins.bool] | None = ...,
+        faults: _abc.Iterable[_builtins.int] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_winner", b"_winner", "winner", b"winner"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_winner", b"_winner", "game_id", b"game_id", "placements", b"placements", "seat", b"seat", "winner", b"winner"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_winner", b"_winner", "faults", b"faults", "forfeited", b"forfeited", "game_id", b"game_id", "placements", b"placements", "seat", b"seat", "winner", b"winner"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__winner: _TypeAlias = _typing.Literal["winner"]  # noqa: Y015
     _WhichOneofArgType__winner: _TypeAlias = _typing.Literal["_winner", b"_winner"]  # noqa: Y015

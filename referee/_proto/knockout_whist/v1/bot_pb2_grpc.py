@@ -67,8 +67,9 @@ class KnockoutWhistBotServicer:
 
     def Decide(self, request, context):
         """One decision: play a card (or, as a dog, pass) or name trump. The gRPC deadline of
-        the call is the time left for this decision (time_left_ms plus the referee's grace
-        margin); a late answer is fault "timeout".
+        the call is time_left_ms + bank_left_ms + the referee's grace margin (none when
+        time_left_ms = 0). An answer after time_left_ms spends the bank; an answer after
+        the deadline is fault "timeout" (docs/design.md §5).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

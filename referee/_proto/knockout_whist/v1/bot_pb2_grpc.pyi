@@ -65,8 +65,9 @@ class KnockoutWhistBotStub:
     """
     Decide: _grpc.UnaryUnaryMultiCallable[_bot_pb2.DecisionRequest, _bot_pb2.Action]
     """One decision: play a card (or, as a dog, pass) or name trump. The gRPC deadline of
-    the call is the time left for this decision (time_left_ms plus the referee's grace
-    margin); a late answer is fault "timeout".
+    the call is time_left_ms + bank_left_ms + the referee's grace margin (none when
+    time_left_ms = 0). An answer after time_left_ms spends the bank; an answer after
+    the deadline is fault "timeout" (docs/design.md §5).
     """
     GameOver: _grpc.UnaryUnaryMultiCallable[_bot_pb2.GameSummary, _bot_pb2.Ack]
     """The public result of a finished game. Optional: UNIMPLEMENTED is not a fault."""
@@ -83,8 +84,9 @@ class KnockoutWhistBotAsyncStub(KnockoutWhistBotStub):
     """
     Decide: _aio.UnaryUnaryMultiCallable[_bot_pb2.DecisionRequest, _bot_pb2.Action]  # type: ignore[assignment]
     """One decision: play a card (or, as a dog, pass) or name trump. The gRPC deadline of
-    the call is the time left for this decision (time_left_ms plus the referee's grace
-    margin); a late answer is fault "timeout".
+    the call is time_left_ms + bank_left_ms + the referee's grace margin (none when
+    time_left_ms = 0). An answer after time_left_ms spends the bank; an answer after
+    the deadline is fault "timeout" (docs/design.md §5).
     """
     GameOver: _aio.UnaryUnaryMultiCallable[_bot_pb2.GameSummary, _bot_pb2.Ack]  # type: ignore[assignment]
     """The public result of a finished game. Optional: UNIMPLEMENTED is not a fault."""
@@ -110,8 +112,9 @@ class KnockoutWhistBotServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_bot_pb2.Action, _abc.Awaitable[_bot_pb2.Action]]:
         """One decision: play a card (or, as a dog, pass) or name trump. The gRPC deadline of
-        the call is the time left for this decision (time_left_ms plus the referee's grace
-        margin); a late answer is fault "timeout".
+        the call is time_left_ms + bank_left_ms + the referee's grace margin (none when
+        time_left_ms = 0). An answer after time_left_ms spends the bank; an answer after
+        the deadline is fault "timeout" (docs/design.md §5).
         """
 
     @_abc_1.abstractmethod
