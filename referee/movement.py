@@ -40,10 +40,11 @@ rounds as its budget allows and a resumed league replays nothing. No I/O, no clo
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
@@ -209,12 +210,22 @@ def movement_fixtures(bot_names: Sequence[str], table_size: int, deals: int, see
     the sitting's tables interleaved. ``game_id``: ``"rd02-t05-d1-r3"`` = round 2, table 5
     of that round, deal 1, rotation 3. ``bot_names`` are sorted first (their order does
     not matter); the caller has checked them (:func:`referee.schedule.make_fixtures`)."""
+    fixtures: list[Fixture] = []
+    for _, games in zip(range(rounds), movement_rounds(bot_names, table_size, deals, seed)):
+        fixtures += games
+    return fixtures
+
+
+def movement_rounds(bot_names: Sequence[str], table_size: int, deals: int, seed: int) -> Iterator[list[Fixture]]:
+    """The fixtures of round 1, round 2, ... without end (:func:`movement_fixtures` takes
+    the first few); a league played round by round keeps one of these."""
     names = sorted(bot_names)
     shape = round_shape(len(names), table_size)
     state = _State(names, deals, seed)
-    fixtures: list[Fixture] = []
     width = max(2, len(str(shape.tables)))
-    for number in range(rounds):
+    count = 0
+    for number in itertools.count():
+        fixtures: list[Fixture] = []
         sittings = state.sittings(shape)
         # every (sitting, table, deal)'s cyclic order, chosen greedily then rebalanced
         slots = [(sitting, table, deal) for sitting, tables in enumerate(sittings) for table in range(len(tables)) for deal in range(deals)]
@@ -229,7 +240,7 @@ def movement_fixtures(bot_names: Sequence[str], table_size: int, deals: int, see
                         key = ",".join(sorted(base))
                         fixtures.append(
                             Fixture(
-                                index=len(fixtures),
+                                index=count,
                                 table=base,
                                 deal=deal,
                                 rotation=rotation,
@@ -240,5 +251,6 @@ def movement_fixtures(bot_names: Sequence[str], table_size: int, deals: int, see
                                 round=number,
                             )
                         )
+                        count += 1
             table_number += len(sitting)
-    return fixtures
+        yield fixtures

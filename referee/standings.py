@@ -262,12 +262,14 @@ def compute_standings(
     bots: Sequence[str] | None = None,
     remote: Collection[str] = (),
     withdrawn: Collection[str] = (),
+    confidence: float = CONFIDENCE,
 ) -> Standings:
     """Standings of ``records`` (see the module doc for points and ranking).
 
     ``bots`` lists bots to show even without games (every bot seen in a record is shown
     too); ``remote`` names bots given by address; ``withdrawn`` names bots the league
-    withdrew (a bot is also withdrawn when a record marks its seat withdrawn).
+    withdrew (a bot is also withdrawn when a record marks its seat withdrawn);
+    ``confidence`` is that of the intervals and rank ranges (0.95 by default).
     """
     games = _canonical_games(records)
     tallies: dict[str, _Tally] = {name: _Tally() for name in bots or ()}
@@ -310,7 +312,9 @@ def compute_standings(
         for name, tally in tallies.items()
     ]
     intervals = {
-        name: interval(tally.points / tally.games, [points / count for points, count in tally.units.values()]) if tally.games else None
+        name: interval(tally.points / tally.games, [points / count for points, count in tally.units.values()], confidence)
+        if tally.games
+        else None
         for name, tally in tallies.items()
     }
     ranges = rank_ranges(intervals)
@@ -322,7 +326,7 @@ def compute_standings(
     more = None
     if len(ranked) >= 2 and ranked[0].interval is not None and ranked[1].interval is not None:
         more = games_to_separate(ranked[0].interval, ranked[1].interval, len(games))
-    return Standings(rows=ranked, games=len(games), head_to_head=_head_to_head(games), more_games=more)
+    return Standings(rows=ranked, games=len(games), head_to_head=_head_to_head(games), more_games=more, confidence=confidence)
 
 
 def _ranking_key(row: StandingsRow) -> tuple[bool, float, str]:

@@ -20,6 +20,7 @@ from referee.league import LeagueSpec
 from referee.pool import BotEntry
 from referee.standings import Standings, compute_standings
 from referee.store import ResultsStore
+from referee.uncertainty import CONFIDENCE
 
 
 def results_path(config: LeagueConfig, override: Path | None) -> Path:
@@ -104,10 +105,11 @@ def shutdown_guard(console: Console, store: ResultsStore | None = None, *, resum
         signal.signal(signal.SIGTERM, previous)
 
 
-def store_standings(store: ResultsStore, spec: LeagueSpec) -> Standings:
+def store_standings(store: ResultsStore, spec: LeagueSpec, confidence: float = CONFIDENCE) -> Standings:
     """The standings of every game in ``store``, listing every bot of the league."""
     return compute_standings(
         store.records(),
         bots=[bot.name for bot in spec.bots],
         remote={bot.name for bot in spec.bots if bot.remote},
+        confidence=confidence,
     )

@@ -183,11 +183,15 @@ BAD: list[tuple[str, str, str, str]] = [
     ("strict with max_faults", GOOD + '\n[faults]\npreset = "strict"\nmax_faults = 3\n', "faults.max_faults:", "strict"),
     ("bad sandbox mode", GOOD + '\n[sandbox]\nmode = "docker"\n', "sandbox.mode:", "'bwrap'"),
     ("cpus zero", GOOD + "\n[sandbox]\ncpus = 0\n", "sandbox.cpus:", "got 0"),
-    ("bad format", GOOD.replace("seed = 7", 'seed = 7\nformat = "swiss"'), "league.format:", "'round_robin' or 'gauntlet'"),
+    ("bad format", GOOD.replace("seed = 7", 'seed = 7\nformat = "swiss"'), "league.format:", "'round_robin', 'gauntlet' or 'movement'"),
     ("challengers in round robin", GOOD.replace("seed = 7", 'seed = 7\nchallengers = ["alpha"]'), "league.challengers:", "gauntlet"),
     ("gauntlet without challengers", GOOD.replace("seed = 7", 'seed = 7\nformat = "gauntlet"'), "league.challengers:", "at least one"),
     ("unknown challenger", GOOD.replace("seed = 7", 'seed = 7\nformat = "gauntlet"\nchallengers = ["zeta"]'), "league.challengers[0]:", "no bot is named 'zeta'"),
     ("gauntlet field too small", GOOD.replace("seed = 7", 'seed = 7\nformat = "gauntlet"\nchallengers = ["alpha", "beta"]'), "league.table_size:", "besides the challengers"),
+    ("movement without a budget", GOOD.replace("seed = 7", 'seed = 7\nformat = "movement"'), "league.games:", "needs a budget: games = N or minutes = M"),
+    ("budget in round robin", GOOD.replace("seed = 7", "seed = 7\nminutes = 50"), "league.minutes:", 'is for format = "movement"'),
+    ("zero minutes", GOOD.replace("seed = 7", 'seed = 7\nformat = "movement"\nminutes = 0'), "league.minutes:", "above 0"),
+    ("unknown stop", GOOD.replace("seed = 7", 'seed = 7\nformat = "movement"\ngames = 9\nstop = "soon"'), "league.stop:", "budget"),
     ("TOML syntax error", GOOD.replace("seed = 7", "seed = = 7"), "line 3, column 8", "TOML syntax error: Invalid value: seed = = 7"),
     ("TOML unclosed at end", GOOD + "\nextra = [1, 2", "line 18, column 14", "TOML syntax error: Unclosed array: extra = [1, 2"),
 ]
@@ -204,6 +208,12 @@ def test_bad_config_is_one_line_naming_file_and_key(tmp_path: Path, text: str, k
     assert key in message
     assert phrase in message
     assert raised.value.exit_code == 2
+
+
+def test_movement_with_a_budget_and_sequential_stop(tmp_path: Path) -> None:
+    text = GOOD.replace("seed = 7", 'seed = 7\nformat = "movement"\nminutes = 50\nstop = "separated"\nconfidence = 0.9\nseparate = 3')
+    league = load_config(write(tmp_path, text)).league
+    assert (league.format, league.minutes, league.games, league.stop, league.confidence, league.separate) == ("movement", 50.0, None, "separated", 0.9, 3)
 
 
 def test_missing_file(tmp_path: Path) -> None:
