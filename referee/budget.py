@@ -169,7 +169,7 @@ class MovementRounds:
             confidence = look_confidence(number, league.confidence)
             standings = self.standings(confidence)
             intervals = {row.bot: row.interval for row in standings.rows}
-            if top_separated(intervals, league.separate):
+            if top_separated(intervals, league.separate, confidence):
                 top = ", ".join(row.bot for row in standings.rows[: league.separate])
                 return (
                     f"separated: the top {league.separate} ({top}) after {number} rounds, {done:,} games "

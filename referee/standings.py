@@ -11,7 +11,8 @@ while bots have played different numbers of games. Bots with exactly equal point
 game share a rank (``rank`` is 1 + the number of bots strictly ahead) and are listed by
 name; bots without games come last. Each row also has its 95% interval of points per game
 over independent units and its **rank range** (:mod:`referee.uncertainty`): ``1–3`` when
-the intervals cannot tell it from the bots around it. The OpenSkill rating is shown with
+the data cannot tell it from the bots around it (pairwise tests, corrected for the number
+of pairs, so equal bots are shown as tied). The OpenSkill rating is shown with
 its uncertainty (mu ± sigma) but does not rank.
 
 The standings are a function of the *set* of records: records are de-duplicated by
@@ -30,7 +31,7 @@ from typing import Any
 
 from referee.ratings import rate_games
 from referee.records import FAULT_KINDS, FaultKind, GameRecord
-from referee.uncertainty import CONFIDENCE, Interval, games_to_separate, interval, rank_ranges
+from referee.uncertainty import CONFIDENCE, Interval, games_to_separate, interval, pairs_of, rank_ranges
 
 CSV_HEADER: tuple[str, ...] = (
     "rank", "rank_best", "rank_worst", "bot", "games", "wins", "win_pct", "mean_placement", "points", "points_per_game",
@@ -317,7 +318,7 @@ def compute_standings(
         else None
         for name, tally in tallies.items()
     }
-    ranges = rank_ranges(intervals)
+    ranges = rank_ranges(intervals, confidence)
     rows.sort(key=_ranking_key)
     ranked = tuple(
         replace(row, rank=1 + sum(_ranking_key(other)[:2] < _ranking_key(row)[:2] for other in rows), rank_range=ranges[row.bot], interval=intervals[row.bot])
@@ -325,7 +326,8 @@ def compute_standings(
     )
     more = None
     if len(ranked) >= 2 and ranked[0].interval is not None and ranked[1].interval is not None:
-        more = games_to_separate(ranked[0].interval, ranked[1].interval, len(games))
+        played = sum(row.games > 0 for row in ranked)
+        more = games_to_separate(ranked[0].interval, ranked[1].interval, len(games), pairs_of(played), confidence)
     return Standings(rows=ranked, games=len(games), head_to_head=_head_to_head(games), more_games=more, confidence=confidence)
 
 

@@ -11,14 +11,17 @@ interval of a mean over its units: ``p ± t(confidence, m - 1) * s / sqrt(m)``, 
 standard deviation of its ``m`` unit scores (scipy.stats.t). Undefined (None) with fewer
 than 2 units.
 
-**Rank range.** A bot's best possible rank is 1 + the number of bots whose interval lies
-wholly above its own; its worst is the number of bots minus those wholly below. Bots whose
-intervals overlap are not told apart: ``1–3`` means "could be anywhere from 1st to 3rd".
-A bot without an interval (fewer than 2 units) overlaps every other bot with games.
+**Separation and rank ranges.** Bot a is *separated* above bot b when the gap of their
+points per game exceeds ``q * sqrt(se_a^2 + se_b^2)`` (``se`` the standard error, s /
+sqrt(m)), with ``q`` the t quantile (df: the smaller unit count - 1) at the two-sided
+level ``alpha / P``, ``alpha = 1 - confidence`` and P the number of pairs of bots
+(Bonferroni): with bots that are all equal, the chance that the table separates any two of
+them is at most alpha. A bot's rank range runs from 1 + the number of bots separated above
+it to the number of bots minus those separated below it: ``1–3`` means "could be
+anywhere from 1st to 3rd". A bot with fewer than 2 units is separated from none.
 
-**Separation of two bots.** Their intervals do not overlap. :func:`games_to_separate`
-estimates how many more games would make the intervals of #1 and #2 stop overlapping if
-the gap and the spread of unit scores stay as they are (half-widths shrink as
+:func:`games_to_separate` estimates how many more games would separate #1 from #2 if the
+gap and the spread of unit scores stay as they are (standard errors shrink as
 ``1 / sqrt(units)``).
 
 **Sequential stop** (:func:`look_confidence`): a league that looks at its standings after
@@ -46,16 +49,14 @@ CONFIDENCE = 0.95
 @dataclass(frozen=True)
 class Interval:
     """A bot's points per game and its interval (``low``/``high`` None with fewer than 2
-    units); ``units`` is the number of independent units behind it."""
+    units); ``units`` is the number of independent units behind it, ``sem`` the standard
+    error of the mean (None with fewer than 2 units)."""
 
     mean: float
     low: float | None
     high: float | None
     units: int
-
-    @property
-    def half_width(self) -> float | None:
-        return None if self.low is None or self.high is None else (self.high - self.low) / 2
+    sem: float | None = None
 
 
 def interval(points_per_game: float, unit_scores: Sequence[float], confidence: float = CONFIDENCE) -> Interval:
@@ -64,43 +65,58 @@ def interval(points_per_game: float, unit_scores: Sequence[float], confidence: f
     if units < 2:
         return Interval(points_per_game, None, None, units)
     sem = float(stats.sem(unit_scores))
-    if sem == 0.0:
-        return Interval(points_per_game, points_per_game, points_per_game, units)
     half = float(stats.t.ppf(0.5 + confidence / 2, units - 1)) * sem
-    return Interval(points_per_game, points_per_game - half, points_per_game + half, units)
+    return Interval(points_per_game, points_per_game - half, points_per_game + half, units, sem)
 
 
-def above(first: Interval, second: Interval) -> bool:
-    """True when ``first`` lies wholly above ``second`` (both defined, no overlap)."""
-    return first.low is not None and second.high is not None and first.low > second.high
+def pairs_of(bots: int) -> int:
+    """The number of pairs among ``bots`` bots (at least 1)."""
+    return max(1, bots * (bots - 1) // 2)
 
 
-def rank_ranges(intervals: Mapping[str, Interval | None]) -> dict[str, tuple[int, int]]:
+def _threshold(first: Interval, second: Interval, pairs: int, confidence: float) -> float | None:
+    """The gap that separates the two at ``confidence`` over ``pairs`` comparisons."""
+    if first.sem is None or second.sem is None:
+        return None
+    alpha = (1 - confidence) / pairs
+    quantile = float(stats.t.ppf(1 - alpha / 2, min(first.units, second.units) - 1))
+    return quantile * math.hypot(first.sem, second.sem)
+
+
+def separated(first: Interval, second: Interval, pairs: int, confidence: float = CONFIDENCE) -> bool:
+    """True when ``first`` is separated above ``second`` (see the module doc)."""
+    threshold = _threshold(first, second, pairs, confidence)
+    return threshold is not None and first.mean - second.mean > threshold
+
+
+def rank_ranges(intervals: Mapping[str, Interval | None], confidence: float = CONFIDENCE) -> dict[str, tuple[int, int]]:
     """``{bot: (best rank, worst rank)}`` over the bots given (see the module doc). A bot
     mapped to None has no games: it ranks below every bot with games, the bots without
     games sharing the last places."""
     played = {bot: value for bot, value in intervals.items() if value is not None}
     idle = [bot for bot, value in intervals.items() if value is None]
+    pairs = pairs_of(len(played))
     ranges: dict[str, tuple[int, int]] = {}
     for bot, mine in played.items():
-        better = sum(above(other, mine) for name, other in played.items() if name != bot)
-        worse = sum(above(mine, other) for name, other in played.items() if name != bot)
+        better = sum(separated(other, mine, pairs, confidence) for name, other in played.items() if name != bot)
+        worse = sum(separated(mine, other, pairs, confidence) for name, other in played.items() if name != bot)
         ranges[bot] = (1 + better, len(played) - worse)
     for bot in idle:
         ranges[bot] = (len(played) + 1, len(intervals))
     return ranges
 
 
-def games_to_separate(first: Interval, second: Interval, games: int) -> int | None:
-    """About how many more games (of the whole league, ``games`` so far) would make the
-    intervals of ``first`` and ``second`` stop overlapping: 0 when they are apart already,
-    None when it cannot be estimated (an interval undefined, or equal means)."""
-    if above(first, second) or above(second, first):
+def games_to_separate(first: Interval, second: Interval, games: int, pairs: int, confidence: float = CONFIDENCE) -> int | None:
+    """About how many more games (of the whole league, ``games`` so far) would separate
+    ``first`` and ``second``: 0 when they are separated already, None when it cannot be
+    estimated (fewer than 2 units, or equal means)."""
+    if separated(first, second, pairs, confidence) or separated(second, first, pairs, confidence):
         return 0
+    threshold = _threshold(first, second, pairs, confidence)
     gap = abs(first.mean - second.mean)
-    if first.half_width is None or second.half_width is None or gap <= 1e-12:
+    if threshold is None or gap <= 1e-12:
         return None
-    factor = ((first.half_width + second.half_width) / gap) ** 2
+    factor = (threshold / gap) ** 2
     return max(1, math.ceil(games * (factor - 1)))
 
 
@@ -111,9 +127,8 @@ def look_confidence(look: int, confidence: float = CONFIDENCE) -> float:
     return 1 - (1 - confidence) * 6 / (math.pi**2 * look**2)
 
 
-def top_separated(intervals: Mapping[str, Interval | None], places: int) -> bool:
+def top_separated(intervals: Mapping[str, Interval | None], places: int, confidence: float = CONFIDENCE) -> bool:
     """True when the top ``places`` places are decided: for each rank 1..places some bot's
-    rank range is that rank alone (its interval lies above every bot ranked below it and
-    below every bot ranked above it)."""
-    ranges = set(rank_ranges(intervals).values())
+    rank range is that rank alone."""
+    ranges = set(rank_ranges(intervals, confidence).values())
     return all((rank, rank) in ranges for rank in range(1, min(places, len(intervals) - 1) + 1))
