@@ -23,8 +23,9 @@ Figures:
 - **class figure**: the same with 30 bots in tiers whose points per game are ~0.1 apart,
   in games and in minutes at the B4 rate.
 
-    python bench/b7_standings.py --quick          # small, for make bench
-    python bench/b7_standings.py --leagues 200    # the full figures (long)
+    python bench/b7_standings.py                  # small (what make bench runs): 4 leagues per figure
+    python bench/b7_standings.py --leagues 200    # the full figures (hours on a loaded 2-core machine)
+    python bench/run.py --only B7 --b7-leagues 200
 """
 
 from __future__ import annotations
@@ -141,13 +142,13 @@ def main() -> None:
     parser.add_argument("--json", type=Path, default=None)
     parser.add_argument("--quick", action="store_true", help="few, small leagues (make bench)")
     parser.add_argument("--sandbox", default="none", help="ignored (no processes)")
-    parser.add_argument("--leagues", type=int, default=None, help="leagues per figure (default 12; 4 with --quick; 200 for the full figures)")
-    parser.add_argument("--rounds", type=int, default=None, help="rounds of the coverage and efficiency leagues (default 10; 4 with --quick)")
-    parser.add_argument("--max-rounds", type=int, default=None, help="rounds at most in the stop leagues (default 60; 15 with --quick)")
+    parser.add_argument("--leagues", type=int, default=None, help="leagues per figure (default 4; 2 with --quick; 200 for the full figures)")
+    parser.add_argument("--rounds", type=int, default=None, help="rounds of the coverage and efficiency leagues (default 6; 3 with --quick)")
+    parser.add_argument("--max-rounds", type=int, default=None, help="rounds at most in the stop leagues (default 20; 8 with --quick)")
     args = parser.parse_args()
-    leagues = args.leagues or (4 if args.quick else 12)
-    rounds = args.rounds or (4 if args.quick else 10)
-    max_rounds = args.max_rounds or (15 if args.quick else 60)
+    leagues = args.leagues or (2 if args.quick else 4)
+    rounds = args.rounds or (3 if args.quick else 6)
+    max_rounds = args.max_rounds or (8 if args.quick else 20)
     began = time.perf_counter()
     figures: list[Figure] = []
     extra: dict[str, object] = {"leagues": leagues, "rounds": rounds, "max_rounds": max_rounds}
