@@ -38,6 +38,7 @@ Pure: no I/O, no clock.
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -78,9 +79,13 @@ def _threshold(first: Interval, second: Interval, pairs: int, confidence: float)
     """The gap that separates the two at ``confidence`` over ``pairs`` comparisons."""
     if first.sem is None or second.sem is None:
         return None
-    alpha = (1 - confidence) / pairs
-    quantile = float(stats.t.ppf(1 - alpha / 2, min(first.units, second.units) - 1))
-    return quantile * math.hypot(first.sem, second.sem)
+    return _quantile((1 - confidence) / pairs, min(first.units, second.units) - 1) * math.hypot(first.sem, second.sem)
+
+
+@lru_cache(maxsize=4096)
+def _quantile(alpha: float, df: int) -> float:
+    """The two-sided t quantile at level ``alpha`` with ``df`` degrees of freedom."""
+    return float(stats.t.ppf(1 - alpha / 2, df))
 
 
 def separated(first: Interval, second: Interval, pairs: int, confidence: float = CONFIDENCE) -> bool:
