@@ -43,8 +43,10 @@ class PlainReporter:
         self._started = time.monotonic()
 
     def schedule_grew(self, total: int) -> None:
-        """A budgeted league started a round: ``total`` games so far planned."""
+        """A budgeted league started a round: ``total`` games so far planned (the time
+        left is the budget's, so no estimate is printed)."""
         self.total = max(total, self.total)
+        self._first = -ESTIMATE_AFTER
 
     def __enter__(self) -> PlainReporter:
         return self

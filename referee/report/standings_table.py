@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
@@ -10,6 +12,7 @@ from referee.records import FAULT_KINDS
 from referee.standings import Standings
 
 HEAD_TO_HEAD_MAX_BOTS = 12  # the terminal shows the head-to-head table up to this many bots
+FAR_MORE = 20  # beyond this many times the games played, #1 and #2 "look equal"
 
 
 def separation_line(standings: Standings) -> str | None:
@@ -22,6 +25,8 @@ def separation_line(standings: Standings) -> str | None:
     who = f"#1 {first.bot} from #2 {second.bot}"
     if standings.more_games == 0:
         return f"#1 {first.bot} is separated from #2 {second.bot} at {level}."
+    if standings.more_games is not None and standings.more_games > FAR_MORE * standings.games:
+        return f"#1 {first.bot} and #2 {second.bot} look equal: more than {FAR_MORE} times the games played so far would be needed to separate them."
     if standings.more_games is not None:
         return f"About {standings.more_games:,} more games would likely separate {who} at {level}."
     if first.games and second.games and round(first.points_per_game, 9) == round(second.points_per_game, 9):
@@ -30,25 +35,24 @@ def separation_line(standings: Standings) -> str | None:
 
 
 def standings_table(standings: Standings, *, title: str = "Standings", rules_line: str | None = None) -> RenderableType:
-    """Rank ("=" when shared), rank range, bot, points per game (the ranking key) and its 95%
-    interval, games, wins, win %, mean placement ("place"), points, rating (mu ± sigma),
+    """Rank (the rank range when the data allow several ranks, e.g. "1–3"; "2=" when exactly
+    tied), bot, points per game (the ranking key) and its 95%
+    interval, games, win %, mean placement ("place"), points, rating (mu ± sigma),
     faults by kind, decision times; under it the separation line and the rules line."""
     notes = [line for line in (separation_line(standings), rules_line) if line]
     table = Table(title=title, title_style="bold", caption="\n".join(notes) or None, caption_justify="left")
-    table.add_column("#", justify="right")
-    table.add_column("range", justify="right", header_style="dim")
+    table.add_column("#", justify="right", no_wrap=True)
     table.add_column("bot", style="bold", no_wrap=True)
     table.add_column("pts/g", justify="right", style="bold cyan")
     table.add_column(f"{standings.confidence:.0%} interval", justify="right", no_wrap=True)
     table.add_column("games", justify="right")
-    table.add_column("wins", justify="right")
     table.add_column("win%", justify="right")
     table.add_column("place", justify="right")
-    table.add_column("points", justify="right")
+    table.add_column("points", justify="right", no_wrap=True)
     table.add_column("rating μ±σ", justify="right", no_wrap=True)
-    table.add_column("faults", justify="left")
+    table.add_column("faults", justify="left", no_wrap=True)
     table.add_column("ms p50/p95", justify="right", no_wrap=True)
-    shared = {row.rank for row in standings.rows if sum(other.rank == row.rank for other in standings.rows) > 1}
+    tied = Counter(row.rank for row in standings.rows)
     for row in standings.rows:
         name = Text(row.bot)
         if row.withdrawn:
@@ -59,13 +63,11 @@ def standings_table(standings: Standings, *, title: str = "Standings", rules_lin
         times = "-" if row.median_ms is None else f"{row.median_ms:.1f}/{row.p95_ms:.1f}"
         low, high = (None, None) if row.interval is None else (row.interval.low, row.interval.high)
         table.add_row(
-            f"{row.rank}{'=' if row.rank in shared else ''}",
-            row.rank_text if row.rank_range[0] != row.rank_range[1] else "",
+            _rank_cell(row.rank, row.rank_range, tied[row.rank]),
             name,
             f"{row.points_per_game:.2f}" if row.games else "-",
             "-" if low is None or high is None else f"{low:.2f}–{high:.2f}",
             str(row.games),
-            str(row.wins),
             f"{row.win_pct:.1f}",
             f"{row.mean_placement:.2f}" if row.games else "-",
             f"{row.points:g}",
@@ -74,6 +76,14 @@ def standings_table(standings: Standings, *, title: str = "Standings", rules_lin
             times,
         )
     return table
+
+
+def _rank_cell(rank: int, rank_range: tuple[int, int], tied: int) -> str:
+    """``"3"``; ``"2="`` for an exact tie the data cannot order further; else the range ``"1–3"``."""
+    if tied > 1 and rank_range == (rank, rank + tied - 1):
+        return f"{rank}="
+    best, worst = rank_range
+    return str(rank) if best == worst else f"{best}–{worst}"
 
 
 def head_to_head_table(standings: Standings) -> RenderableType:

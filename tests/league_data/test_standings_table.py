@@ -3,6 +3,8 @@ separation line, and the head-to-head table."""
 
 from __future__ import annotations
 
+import dataclasses
+
 from rich.console import Console
 from tests.league_data.league_records import game_record
 
@@ -41,8 +43,18 @@ def test_ranges_shared_ranks_and_the_separation_line() -> None:
     records = [game_record(f"g{i}", [names[i % 4], names[(i + 1) % 4]], [1, 1], fixture=i) for i in range(8)]
     standings = compute_standings(records)
     rendered = text(standings_table(standings))
-    assert rendered.count("1=") == 4 and rendered.count("1–4") == 4
+    assert rendered.count("1=") == 4  # an exact tie of all four: shared rank 1 (range 1–4)
+    assert separation_line(standings) is not None
     assert separation_line(standings) == "#1 bot0 and #2 bot1 have equal points per game: more games may never separate them."
+
+
+def test_shared_rank_without_a_range_and_look_equal_line() -> None:
+    records = [game_record(f"g{i}", ["a", "b", "c"], [1, 1, 3], fixture=i) for i in range(3)]
+    standings = compute_standings(records)
+    rendered = text(standings_table(standings))
+    assert [row.rank for row in standings.rows] == [1, 1, 3] and rendered.count("1=") == 2
+    far = dataclasses.replace(standings, more_games=standings.games * 100)
+    assert separation_line(far) == "#1 a and #2 b look equal: more than 20 times the games played so far would be needed to separate them."
 
 
 def test_head_to_head_in_the_terminal_up_to_twelve_bots() -> None:
