@@ -6,6 +6,7 @@ repetitions, the targets met or missed, and the analysis in ``bench/NOTES.md``.
     python bench/run.py --only B3 B5    # some of them (BENCHMARKS.md keeps the others' last figures)
     python bench/run.py --quick         # a smoke run: fewer iterations, 2 repetitions
     python bench/run.py --report-only   # rewrite BENCHMARKS.md from the last figures (after editing NOTES.md)
+    python bench/run.py --only B7 --b7-leagues 200   # the full simulation of the standings (long)
 """
 
 from __future__ import annotations
@@ -32,7 +33,9 @@ BENCHES: dict[str, tuple[str, str, int]] = {  # script, title, repetitions multi
     "B4": ("b4_throughput.py", "B4 throughput", 1),
     "B5": ("b5_startup.py", "B5 start-up", 2),
     "B6": ("b6_memory.py", "B6 memory", 1),
+    "B7": ("b7_standings.py", "B7 standings: simulated class-size leagues (engine only)", 1),
 }
+B7_LEAGUES: int | None = None  # --b7-leagues: leagues per B7 figure (the script's small default otherwise)
 OUT = common.ROOT / "BENCHMARKS.md"
 RESULTS = common.ROOT / "bench" / "results.json"  # the last figures of each benchmark (kept for --only)
 NOTES = common.ROOT / "bench" / "NOTES.md"
@@ -72,6 +75,10 @@ TARGETS = (
     Target("B5", "sandboxed ≤ plain + 10 ms", "bwrap_extra", lambda f: f.median <= 10, _median, 10),
     Target("B5", "plain ≤ 1.05 × the import baseline", "plain_over_baseline", lambda f: f.median <= 1.05, _median, 1.05),
     Target("B6", "RSS at 5,000 games ≤ 1.1 × RSS at 100 games", "ratio", lambda f: f.median <= 1.1, _median, 1.1),
+    Target("B7", "95% intervals hold the true value ≥ 93% (identical bots)", "coverage_identical", lambda f: f.median >= 93, _median),
+    Target("B7", "95% intervals hold the true value ≥ 93% (4 tiers)", "coverage_tiers", lambda f: f.median >= 93, _median),
+    Target("B7", "identical bots shown tied in ≥ 95% of leagues", "tied_identical", lambda f: f.median >= 95, _median),
+    Target("B7", "class: tiers 0.1 pts/g apart ordered by the sequential stop ≤ 10 min at the B4 rate", "class_sequential_minutes", lambda f: f.median <= 10, _median, 10),
 )
 
 
@@ -86,6 +93,8 @@ def run_bench(key: str, reps: int, quick: bool, sandbox: str) -> dict[str, objec
         argv = [sys.executable, str(common.ROOT / "bench" / script), "--reps", str(reps), "--json", str(out), "--sandbox", sandbox]
         if quick:
             argv.append("--quick")
+        if key == "B7" and B7_LEAGUES:
+            argv += ["--leagues", str(B7_LEAGUES)]
         began = time.perf_counter()
         env = {**os.environ, "GRPC_VERBOSITY": os.environ.get("GRPC_VERBOSITY", "ERROR")}
         done = subprocess.run(argv, cwd=common.ROOT, env=env)
@@ -182,7 +191,10 @@ def main() -> None:
     parser.add_argument("--report-only", action="store_true", help="run nothing: rewrite BENCHMARKS.md from bench/results.json")
     parser.add_argument("--sandbox", default="none", choices=("none", "rlimits", "bwrap", "auto"),
                         help="sandbox mode of the bots in B1, B2, B4, B6 (default none: the referee's own cost)")
+    parser.add_argument("--b7-leagues", type=int, default=None, help="B7: simulated leagues per figure (default small; 200 for the full figures)")
     args = parser.parse_args()
+    global B7_LEAGUES
+    B7_LEAGUES = args.b7_leagues
     reps = args.reps or (2 if args.quick else 5)
     started = datetime.now(timezone.utc)
     load_start = " ".join(f"{x:.2f}" for x in os.getloadavg())

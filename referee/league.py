@@ -30,6 +30,26 @@ from referee.timecontrol import TimeControl
 from referee.tracelog import TraceLog
 
 
+class Rounds(Protocol):
+    """A schedule played round by round (the movement format): ``next_round()`` gives the
+    fixtures of the next round, or None when the league stops there (budget spent, top
+    places separated). Called before the first round and after each, never while games
+    are being played."""
+
+    def next_round(self) -> Sequence[Fixture] | None: ...
+
+
+class _AllAtOnce:
+    """A fixed schedule as one round."""
+
+    def __init__(self, fixtures: Sequence[Fixture]) -> None:
+        self._fixtures: Sequence[Fixture] | None = fixtures
+
+    def next_round(self) -> Sequence[Fixture] | None:
+        fixtures, self._fixtures = self._fixtures, None
+        return fixtures
+
+
 class Reporter(Protocol):
     """What the league tells the screen (``referee.report`` implements it)."""
 
@@ -51,18 +71,15 @@ class LeagueSpec:
     run_dir: Path  # per-bot logs and private directories live here
 
 
-async def run_league(spec: LeagueSpec, fixtures: Sequence[Fixture], store: ResultsStore, reporter: Reporter) -> None:
-    """Play every fixture not yet in ``store``, up to ``spec.concurrency`` at once.
+async def run_league(spec: LeagueSpec, fixtures: Sequence[Fixture] | Rounds, store: ResultsStore, reporter: Reporter) -> None:
+    """Play every fixture not yet in ``store``, up to ``spec.concurrency`` at once; with
+    :class:`Rounds`, round after round (each round finished before the next is asked for),
+    the bot processes kept from one round to the next.
 
     Bot faults never stop the league. Cancellation (Ctrl-C) kills every bot process;
     games already stored stay stored.
     """
-    done = store.finished_game_ids()
-    todo = [fixture for fixture in fixtures if fixture.game_id not in done]
-    send, receive = trio.open_memory_channel[Fixture](len(todo) or 1)
-    for fixture in todo:
-        send.send_nowait(fixture)
-    send.close()
+    rounds = _AllAtOnce(fixtures) if isinstance(fixtures, Sequence) else fixtures
     async with BotPool(
         spec.bots,
         run_dir=spec.run_dir,
@@ -71,10 +88,25 @@ async def run_league(spec: LeagueSpec, fixtures: Sequence[Fixture], store: Resul
         max_restarts=spec.faults.max_restarts,
         restarts=store.restart_counts(),  # a resumed league remembers restarts and withdrawals
     ) as pool:
-        async with trio.open_nursery() as nursery:
-            for _ in range(max(1, min(spec.concurrency, len(todo)))):
-                nursery.start_soon(_worker, spec, pool, receive.clone(), store, reporter)
-        receive.close()
+        while (batch := rounds.next_round()) is not None:
+            await play_fixtures(spec, pool, batch, store, reporter)
+
+
+async def play_fixtures(spec: LeagueSpec, pool: BotPool, fixtures: Sequence[Fixture], store: ResultsStore, reporter: Reporter) -> None:
+    """Play every fixture of ``fixtures`` not yet in ``store``, up to ``spec.concurrency``
+    at once, storing each finished game at once; returns when all are played."""
+    done = store.finished_game_ids()
+    todo = [fixture for fixture in fixtures if fixture.game_id not in done]
+    if not todo:
+        return
+    send, receive = trio.open_memory_channel[Fixture](len(todo))
+    for fixture in todo:
+        send.send_nowait(fixture)
+    send.close()
+    async with trio.open_nursery() as nursery:
+        for _ in range(max(1, min(spec.concurrency, len(todo)))):
+            nursery.start_soon(_worker, spec, pool, receive.clone(), store, reporter)
+    receive.close()
 
 
 async def _worker(

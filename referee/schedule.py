@@ -1,5 +1,5 @@
-"""The fixtures of a league: a pure function of (bots, table size, deals, seed, format)
-(DESIGN.md §7).
+"""The fixtures of a league: a pure function of (bots, table size, deals, seed, format,
+rounds) (docs/design.md §7).
 
 Round-robin: every combination of ``table_size`` bots is a table. Gauntlet: every
 challenger meets every combination of ``table_size - 1`` bots of the field (the bots that
@@ -8,7 +8,12 @@ deals, and each deal is replayed once per cyclic rotation of the seats ("duplica
 deals): every rotation has the same deal seed and the same first dealer (a seat index),
 so the same cards land in the same seat while the bots move around. Hence, exactly:
 every pair of bots meets equally often (round-robin), and every bot sits in every seat
-and is first dealer equally often.
+and is first dealer equally often. The cyclic seating order of a table changes from deal
+to deal (:func:`referee.seating.balanced_order`), so that every bot sits directly after
+every other bot about equally often (the spread tested in tests/league_data).
+
+Movement (``format = "movement"``, the class-size format): a sampled schedule played in
+rounds, see :mod:`referee.movement`.
 
 Table order and each table's base seat order are shuffled deterministically from the
 league seed (sha256, independent of the Python version). Fixtures are ordered deal by
@@ -19,6 +24,8 @@ run concurrently) share as few bots as possible. Pure: no I/O, no clock.
 from __future__ import annotations
 
 import hashlib
+import random
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations
@@ -26,8 +33,9 @@ from typing import Literal
 
 from referee.errors import ConfigError
 from referee.rules import MAX_PLAYERS, MIN_PLAYERS
+from referee.seating import Follows, balanced_order, rebalance
 
-Format = Literal["round_robin", "gauntlet"]
+Format = Literal["round_robin", "gauntlet", "movement"]
 
 _LOOKAHEAD = 64  # tables scanned when interleaving: keeps large leagues fast
 
@@ -42,6 +50,7 @@ class Fixture:
     ``seed`` the deal seed (a 64-bit int, the same for every rotation of a deal);
     ``first_dealer`` the seat index of the round-1 dealer (rules.md R4, the same for every
     rotation); ``game_id`` counts from 1, e.g. ``"t03-d1-r2"`` = table 3, deal 1, rotation 2.
+    ``round`` is the 0-based schedule round (movement format; 0 for the others).
     """
 
     index: int
@@ -52,9 +61,10 @@ class Fixture:
     seed: int
     first_dealer: int
     game_id: str
+    round: int = 0
 
 
-def _hash(*parts: object) -> int:
+def deal_hash(*parts: object) -> int:
     """A 64-bit integer from sha256 of the parts joined by ':'."""
     text = ":".join(str(part) for part in parts)
     return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big")
@@ -74,9 +84,11 @@ def _check(bot_names: Sequence[str], table_size: int, deals: int, format: str, c
         raise ConfigError(f"schedule: table_size {table_size}: expected {MIN_PLAYERS}-{MAX_PLAYERS} (rules.md R1)")
     if deals < 1:
         raise ConfigError(f"schedule: deals {deals}: expected at least 1")
-    if format == "round_robin":
+    if format in ("round_robin", "movement"):
         if challengers:
             raise ConfigError("schedule: challengers are for the gauntlet format only")
+        if format == "movement" and table_size > len(bot_names):
+            raise ConfigError(f"schedule: {len(bot_names)} bots cannot fill a table of {table_size}")
         if table_size > len(bot_names):
             raise ConfigError(f"schedule: {len(bot_names)} bots cannot fill a table of {table_size}")
     elif format == "gauntlet":
@@ -86,7 +98,7 @@ def _check(bot_names: Sequence[str], table_size: int, deals: int, format: str, c
         if len(bot_names) - len(challengers) < table_size - 1:
             raise ConfigError(f"schedule: a gauntlet at tables of {table_size} needs {table_size - 1} bots besides the challengers")
     else:
-        raise ConfigError(f"schedule: format {format!r}: expected 'round_robin' or 'gauntlet'")
+        raise ConfigError(f"schedule: format {format!r}: expected 'round_robin', 'gauntlet' or 'movement'")
 
 
 def _interleave(tables: list[tuple[str, ...]], window: int) -> list[tuple[str, ...]]:
@@ -116,28 +128,40 @@ def make_fixtures(
     seed: int,
     format: Format = "round_robin",
     challengers: Sequence[str] = (),
+    rounds: int = 1,
 ) -> list[Fixture]:
-    """Every game of a league, in playing order (see the module doc).
+    """Every game of a league, in playing order (see the module doc); for the movement
+    format, the games of its first ``rounds`` rounds (:func:`referee.movement.movement_fixtures`).
 
     Length: tables x deals x table_size. Deterministic for equal arguments; the order of
     ``bot_names`` and ``challengers`` does not matter (they are sorted first). Raises ConfigError for impossible arguments
     (duplicate names, table_size outside 2-7 or above the number of bots, deals < 1,
-    bad challengers).
+    bad challengers, rounds < 1).
     """
     _check(bot_names, table_size, deals, format, challengers)
+    if format == "movement":
+        if rounds < 1:
+            raise ConfigError(f"schedule: rounds {rounds}: expected at least 1")
+        from referee.movement import movement_fixtures  # it builds on this module's Fixture
+
+        return movement_fixtures(bot_names, table_size, deals, seed, rounds)
     names = sorted(bot_names)
     chosen = sorted(challengers)
     tables = _tables(names, table_size, format, chosen)
-    tables.sort(key=lambda table: (_hash(seed, "table-order", *table), table))
-    based = [tuple(sorted(table, key=lambda name: (_hash(seed, "seat", *table, name), name))) for table in tables]
+    tables.sort(key=lambda table: (deal_hash(seed, "table-order", *table), table))
+    based = [tuple(sorted(table, key=lambda name: (deal_hash(seed, "seat", *table, name), name))) for table in tables]
     based = _interleave(based, len(names) // table_size - 1)
     width = max(2, len(str(len(based))))
+    follows: Follows = Counter()
+    rng = random.Random(deal_hash(seed, "neighbours"))
+    flat = rebalance([balanced_order(table, follows, rng) for _ in range(deals) for table in based], follows, rng)
+    orders = [flat[deal * len(based) : (deal + 1) * len(based)] for deal in range(deals)]
     fixtures: list[Fixture] = []
     for deal in range(deals):
         for rotation in range(table_size):
-            for number, table in enumerate(based):
+            for number, table in enumerate(orders[deal]):
                 key = ",".join(sorted(table))
-                deal_seed = _hash(seed, key, deal)
+                deal_seed = deal_hash(seed, key, deal)
                 fixtures.append(
                     Fixture(
                         index=len(fixtures),
@@ -146,7 +170,7 @@ def make_fixtures(
                         rotation=rotation,
                         seats=table[rotation:] + table[:rotation],
                         seed=deal_seed,
-                        first_dealer=_hash(seed, key, deal, "dealer") % table_size,
+                        first_dealer=deal_hash(seed, key, deal, "dealer") % table_size,
                         game_id=f"t{number + 1:0{width}d}-d{deal + 1}-r{rotation + 1}",
                     )
                 )

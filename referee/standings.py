@@ -1,13 +1,19 @@
-"""Standings: a pure fold of game records (DESIGN.md §7).
+"""Standings: a pure fold of game records (docs/design.md §7).
 
 Per bot: games, wins, win % (0-100), mean placement, points, an OpenSkill rating (see
 :mod:`referee.ratings`), faults by kind, decision time (median and p95 in ms), and the
 withdrawn and remote flags. **Points**: in each game, 1 for every opponent the bot
 outlasted (a better placement), 1/2 for every opponent placed equal (rules.md R21).
 
-**Ranking**: points (descending), then wins, then rating ordinal (rounded to 9 decimals,
-so float noise between equal records never decides), then name (ascending); the rank is
-the 1-based row number, so every row has its own rank.
+**Ranking key: points per game** (points / games, rounded to 9 decimals so float noise
+never decides), descending; the one key, whatever the format, also in the live table
+while bots have played different numbers of games. Bots with exactly equal points per
+game share a rank (``rank`` is 1 + the number of bots strictly ahead) and are listed by
+name; bots without games come last. Each row also has its 95% interval of points per game
+over independent units and its **rank range** (:mod:`referee.uncertainty`): ``1–3`` when
+the data cannot tell it from the bots around it (pairwise tests, corrected for the number
+of pairs, so equal bots are shown as tied). The OpenSkill rating is shown with
+its uncertainty (mu ± sigma) but does not rank.
 
 The standings are a function of the *set* of records: records are de-duplicated by
 game id and sorted by (fixture, game id) before anything is summed or rated, so an
@@ -25,9 +31,11 @@ from typing import Any
 
 from referee.ratings import rate_games
 from referee.records import FAULT_KINDS, FaultKind, GameRecord
+from referee.uncertainty import CONFIDENCE, Interval, games_to_separate, interval, pairs_of, rank_ranges
 
 CSV_HEADER: tuple[str, ...] = (
-    "rank", "bot", "games", "wins", "win_pct", "mean_placement", "points", "points_per_game",
+    "rank", "rank_best", "rank_worst", "bot", "games", "wins", "win_pct", "mean_placement", "points", "points_per_game",
+    "ppg_low", "ppg_high", "units",
     "mu", "sigma", "ordinal", *(f"faults_{kind}" for kind in FAULT_KINDS), "median_ms", "p95_ms", "withdrawn", "remote",
 )  # fmt: skip
 
@@ -52,10 +60,18 @@ class StandingsRow:
     p95_ms: float | None
     withdrawn: bool = False
     remote: bool = False
+    rank_range: tuple[int, int] = (0, 0)  # (best, worst) rank the intervals allow
+    interval: Interval | None = None  # points per game with its interval; None without games
 
     @property
     def points_per_game(self) -> float:
         return self.points / self.games if self.games else 0.0
+
+    @property
+    def rank_text(self) -> str:
+        """``"3"``, or ``"1–3"`` when the intervals allow ranks 1 to 3."""
+        best, worst = self.rank_range
+        return str(best) if best == worst else f"{best}–{worst}"
 
     @property
     def fault_total(self) -> int:
@@ -64,6 +80,7 @@ class StandingsRow:
     def to_json(self) -> dict[str, Any]:
         return {
             "rank": self.rank,
+            "rank_range": list(self.rank_range),
             "bot": self.bot,
             "games": self.games,
             "wins": self.wins,
@@ -71,6 +88,8 @@ class StandingsRow:
             "mean_placement": self.mean_placement,
             "points": self.points,
             "points_per_game": self.points_per_game,
+            "points_per_game_interval": None if self.interval is None or self.interval.low is None else [self.interval.low, self.interval.high],
+            "units": 0 if self.interval is None else self.interval.units,
             "rating": {"mu": self.mu, "sigma": self.sigma, "ordinal": self.ordinal},
             "faults": dict(self.faults),
             "decision_ms": {"median": self.median_ms, "p95": self.p95_ms},
@@ -79,22 +98,37 @@ class StandingsRow:
         }
 
     def csv_row(self) -> list[str]:
-        numbers = [self.win_pct, self.mean_placement, self.points, self.points_per_game, self.mu, self.sigma, self.ordinal]
+        numbers = [self.win_pct, self.mean_placement, self.points, self.points_per_game]
+        rating = [self.mu, self.sigma, self.ordinal]
         times = ["" if value is None else f"{value:.3f}" for value in (self.median_ms, self.p95_ms)]
+        low, high = (None, None) if self.interval is None else (self.interval.low, self.interval.high)
+        bounds = ["" if value is None else _number(value) for value in (low, high)]
+        units = str(0 if self.interval is None else self.interval.units)
         return [
-            str(self.rank), self.bot, str(self.games), str(self.wins), *(f"{value:.4f}".rstrip("0").rstrip(".") for value in numbers),
+            str(self.rank), *(str(value) for value in self.rank_range), self.bot, str(self.games), str(self.wins),
+            *(_number(value) for value in numbers), *bounds, units, *(_number(value) for value in rating),
             *(str(self.faults[kind]) for kind in FAULT_KINDS), *times, str(self.withdrawn).lower(), str(self.remote).lower(),
         ]  # fmt: skip
+
+
+def _number(value: float) -> str:
+    return f"{value:.4f}".rstrip("0").rstrip(".")
 
 
 @dataclass(frozen=True)
 class Standings:
     """Rows sorted by rank, the number of games, and the head-to-head table
-    (``head_to_head[(a, b)] = (times a outlasted b, ties half; games they met)``)."""
+    (``head_to_head[(a, b)] = (times a outlasted b, ties half; games they met)``).
+
+    ``more_games`` estimates how many more games would likely separate #1 from #2 at
+    ``confidence`` (:func:`referee.uncertainty.games_to_separate`: 0 when already
+    separated, None when it cannot be estimated or there are fewer than 2 bots)."""
 
     rows: tuple[StandingsRow, ...]
     games: int
     head_to_head: dict[tuple[str, str], tuple[float, int]] = field(default_factory=dict)
+    more_games: int | None = None
+    confidence: float = CONFIDENCE
 
     def row(self, bot: str) -> StandingsRow:
         """The row of ``bot``; KeyError when it has none."""
@@ -104,10 +138,13 @@ class Standings:
         raise KeyError(bot)
 
     def to_json(self) -> dict[str, Any]:
-        """JSON-able: ``{"games", "ranking", "rows": [...], "head_to_head": [{"bot", "opponent", "outlasted", "met"}]}``."""
+        """JSON-able: ``{"games", "ranking", "confidence", "more_games_to_separate_top_two",
+        "rows": [...], "head_to_head": [{"bot", "opponent", "outlasted", "met"}]}``."""
         return {
             "games": self.games,
-            "ranking": ["points", "wins", "ordinal", "bot"],
+            "ranking": "points_per_game",
+            "confidence": self.confidence,
+            "more_games_to_separate_top_two": self.more_games,
             "rows": [row.to_json() for row in self.rows],
             "head_to_head": [
                 {"bot": a, "opponent": b, "outlasted": outlasted, "met": met}
@@ -118,6 +155,14 @@ class Standings:
     def csv_rows(self) -> list[list[str]]:
         """The header (:data:`CSV_HEADER`) then one row per bot, all text."""
         return [list(CSV_HEADER), *(row.csv_row() for row in self.rows)]
+
+    def head_to_head_csv_rows(self) -> list[list[str]]:
+        """``bot, opponent, outlasted, met, share``: one row per ordered pair that met
+        (``share`` = outlasted / met: how often the bot outlasted the opponent, ties 1/2)."""
+        rows = [["bot", "opponent", "outlasted", "met", "share"]]
+        for (a, b), (outlasted, met) in sorted(self.head_to_head.items()):
+            rows.append([a, b, _number(outlasted), str(met), _number(outlasted / met) if met else ""])
+        return rows
 
 
 def canonical_records(records: Iterable[GameRecord]) -> list[GameRecord]:
@@ -133,6 +178,7 @@ class _Played:
 
     game_id: str
     fixture: int
+    unit: tuple[int, tuple[str, ...]]  # (deal seed, the table's bots sorted): the rotations of one deal
     seats: tuple[str, ...]
     placements: tuple[int, ...]
     winner: int | None
@@ -152,6 +198,7 @@ def _played(record: GameRecord, shared: dict[Any, Any]) -> _Played:
     return _Played(
         record.game_id,
         record.fixture,
+        (record.seed, one(tuple(sorted(one(name) for name in record.seats)))),
         one(tuple(one(name) for name in record.seats)),
         one(tuple(record.placements)),
         record.winner,
@@ -208,6 +255,7 @@ class _Tally:
     faults: dict[FaultKind, int] = field(default_factory=lambda: dict.fromkeys(FAULT_KINDS, 0))
     times: array[float] = field(default_factory=lambda: array("d"))
     withdrawn: bool = False
+    units: dict[tuple[int, tuple[str, ...]], list[float]] = field(default_factory=dict)  # unit -> [points, games]
 
 
 def compute_standings(
@@ -215,12 +263,14 @@ def compute_standings(
     bots: Sequence[str] | None = None,
     remote: Collection[str] = (),
     withdrawn: Collection[str] = (),
+    confidence: float = CONFIDENCE,
 ) -> Standings:
     """Standings of ``records`` (see the module doc for points and ranking).
 
     ``bots`` lists bots to show even without games (every bot seen in a record is shown
     too); ``remote`` names bots given by address; ``withdrawn`` names bots the league
-    withdrew (a bot is also withdrawn when a record marks its seat withdrawn).
+    withdrew (a bot is also withdrawn when a record marks its seat withdrawn);
+    ``confidence`` is that of the intervals and rank ranges (0.95 by default).
     """
     games = _canonical_games(records)
     tallies: dict[str, _Tally] = {name: _Tally() for name in bots or ()}
@@ -230,9 +280,11 @@ def compute_standings(
             tally.games += 1
             tally.wins += record.winner == seat
             tally.placements += record.placements[seat]
-            tally.points += sum(
-                _outlasted(record.placements[seat], theirs) for other, theirs in enumerate(record.placements) if other != seat
-            )
+            points = sum(_outlasted(record.placements[seat], theirs) for other, theirs in enumerate(record.placements) if other != seat)
+            tally.points += points
+            unit = tally.units.setdefault(record.unit, [0.0, 0])
+            unit[0] += points
+            unit[1] += 1
             if seat < len(record.withdrawn) and record.withdrawn[seat]:
                 tally.withdrawn = True
         for bot, kind in record.faults:
@@ -260,6 +312,25 @@ def compute_standings(
         )
         for name, tally in tallies.items()
     ]
-    rows.sort(key=lambda row: (-row.points, -row.wins, -round(row.ordinal, 9), row.bot))
-    ranked = tuple(replace(row, rank=rank) for rank, row in enumerate(rows, start=1))
-    return Standings(rows=ranked, games=len(games), head_to_head=_head_to_head(games))
+    intervals = {
+        name: interval(tally.points / tally.games, [points / count for points, count in tally.units.values()], confidence)
+        if tally.games
+        else None
+        for name, tally in tallies.items()
+    }
+    ranges = rank_ranges(intervals, confidence)
+    rows.sort(key=_ranking_key)
+    ranked = tuple(
+        replace(row, rank=1 + sum(_ranking_key(other)[:2] < _ranking_key(row)[:2] for other in rows), rank_range=ranges[row.bot], interval=intervals[row.bot])
+        for row in rows
+    )
+    more = None
+    if len(ranked) >= 2 and ranked[0].interval is not None and ranked[1].interval is not None:
+        played = sum(row.games > 0 for row in ranked)
+        more = games_to_separate(ranked[0].interval, ranked[1].interval, len(games), pairs_of(played), confidence)
+    return Standings(rows=ranked, games=len(games), head_to_head=_head_to_head(games), more_games=more, confidence=confidence)
+
+
+def _ranking_key(row: StandingsRow) -> tuple[bool, float, str]:
+    """(no games, -points per game to 9 decimals, name): the ranking of the module doc."""
+    return (row.games == 0, -round(row.points_per_game, 9), row.bot)

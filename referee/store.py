@@ -160,6 +160,7 @@ class ResultsStore:
             now = datetime.now(timezone.utc).isoformat(timespec="seconds")
             values = {"schema_version": SCHEMA_VERSION, "league": league, "fingerprint": fingerprint, "config_text": config_text, "created": now}
             with self._lock, self._db:
+                self._db.execute("DELETE FROM meta")  # no progress of an earlier league survives
                 self._db.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", values.items())
 
     def _check_bot_code(self, now: dict[str, str]) -> None:
@@ -211,6 +212,14 @@ class ResultsStore:
                 )
         except sqlite3.Error as error:
             raise StoreError(f"cannot save game '{record.game_id}' to {self.path}: {error}") from None
+
+    def set_meta(self, key: str, value: str) -> None:
+        """Store one ``meta`` value (a league's progress, e.g. the rounds it has started)."""
+        try:
+            with self._lock, self._db:
+                self._db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
+        except sqlite3.Error as error:
+            raise StoreError(f"cannot write to {self.path}: {error}") from None
 
     # -- reading -------------------------------------------------------------
 

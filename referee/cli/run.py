@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
 
@@ -12,11 +13,12 @@ from referee.cli.main import positive_int
 from referee.report.console import make_console
 
 from referee.cli.setup import league_spec, open_results, run_trio, shutdown_guard, store_standings
+from referee.budget import MovementRounds, movement_line, too_long_warning
 from referee.config import load_config
 from referee.league import run_league
 from referee.report.live import make_reporter
 from referee.report.standings_table import print_standings
-from referee.schedule import make_fixtures
+from referee.schedule import Fixture, make_fixtures
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -33,30 +35,46 @@ def run(args: argparse.Namespace) -> int:
     console = make_console()
     config = load_config(args.config)
     spec = league_spec(config, console, concurrency=args.concurrency, results=args.results)
-    fixtures = make_fixtures(
-        [bot.name for bot in config.bots],
-        config.league.table_size,
-        config.league.deals,
-        config.league.seed,
-        format=config.league.format,
-        challengers=tuple(config.league.challengers),
-    )
+    league = config.league
+    names = [bot.name for bot in config.bots]
+    fixtures = None
+    if league.format != "movement":
+        fixtures = make_fixtures(names, league.table_size, league.deals, league.seed, format=league.format, challengers=league.challengers)
     store = open_results(config, args.results, resume=args.resume, spec=spec)
     already = len(store.finished_game_ids())
+    schedule: Sequence[Fixture] | MovementRounds
+    if fixtures is None:
+        schedule = MovementRounds(league, names, store, partial(store_standings, store, spec), say=lambda line: console.print(f"[bold]{line}[/]"))
+        total = schedule.planned_games() or max(already, schedule.rounds_started * schedule.games_per_round, schedule.games_per_round)
+        games_text = f"{total:,} games" if schedule.planned_games() else "games in rounds"
+    else:
+        schedule = fixtures
+        total = len(schedule)
+        games_text = f"{total:,} games"
     console.print(
-        f"[bold]{escape(spec.name)}[/]: {len(config.bots)} bots, {len(fixtures)} games at tables of "
-        f"{config.league.table_size}, {spec.concurrency} at once"
-        + (f"; {already} already played" if already else "")
+        f"[bold]{escape(spec.name)}[/]: {len(config.bots)} bots, {games_text} at tables of {league.table_size}, {spec.concurrency} at once"
+        + (f"; {already:,} already played" if already else "")
     )
+    if isinstance(schedule, MovementRounds):
+        console.print(movement_line(league, schedule.shape))
+    elif (warning := too_long_warning(total, league)) is not None:
+        console.print(f"[yellow]warning:[/] {warning}")
     console.print(f"rules: {spec.rules.summary()}", highlight=False)
     reporter = make_reporter(
-        console, total=len(fixtures), done=already, live=not args.no_live, standings=lambda: store_standings(store, spec)
+        console, total=total, done=already, live=not args.no_live, standings=lambda: store_standings(store, spec)
     )
+    if isinstance(schedule, MovementRounds) and not schedule.planned_games():
+        schedule.on_round = reporter.schedule_grew
+
     def standings() -> None:
         print_standings(console, store_standings(store, spec), title=f"Standings — {escape(spec.name)}", rules_line=f"rules: {spec.rules.summary()}")
 
-    with shutdown_guard(console, store, summary=standings), reporter:
-        run_trio(partial(run_league, spec, fixtures, store, reporter))
+    try:
+        with shutdown_guard(console, store, summary=standings), reporter:
+            run_trio(partial(run_league, spec, schedule, store, reporter))
+    finally:
+        if isinstance(schedule, MovementRounds):
+            schedule.save_time()
     standings()
     console.print(f"results: {store.path}   (referee standings {store.path})")
     return 0

@@ -25,6 +25,7 @@ from referee.league import LeagueSpec
 from referee.pool import BotEntry
 from referee.standings import Standings, compute_standings
 from referee.store import ResultsStore
+from referee.uncertainty import CONFIDENCE
 
 T = TypeVar("T")
 
@@ -158,10 +159,11 @@ def run_trio(main: Callable[[], Awaitable[T]]) -> T:
     return trio.run(with_sigterm)
 
 
-def store_standings(store: ResultsStore, spec: LeagueSpec) -> Standings:
+def store_standings(store: ResultsStore, spec: LeagueSpec, confidence: float = CONFIDENCE) -> Standings:
     """The standings of every game in ``store``, listing every bot of the league."""
     return compute_standings(
         store.records(),
         bots=[bot.name for bot in spec.bots],
         remote={bot.name for bot in spec.bots if bot.remote},
+        confidence=confidence,
     )

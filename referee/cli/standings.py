@@ -21,7 +21,10 @@ from referee.store import ResultsStore
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser("standings", help="print the standings of a results file")
     parser.add_argument("results", type=Path, help="results/<league>.sqlite")
-    parser.add_argument("--format", choices=("table", "json", "csv"), default="table")
+    parser.add_argument("--format", choices=("table", "json", "csv"), default="table",
+                        help="table (with the head-to-head table up to 12 bots), json (standings and head-to-head), or csv")
+    parser.add_argument("--head-to-head", action="store_true",
+                        help="csv: the head-to-head table (bot, opponent, outlasted, met, share) instead; table: show it for any number of bots")
     parser.set_defaults(handler=run)
 
 
@@ -33,10 +36,13 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(standings.to_json(), indent=2))
     elif args.format == "csv":
         writer = csv.writer(sys.stdout)
-        for row in standings.csv_rows():
+        for row in standings.head_to_head_csv_rows() if args.head_to_head else standings.csv_rows():
             writer.writerow(row)
     else:
         rules = Rules.from_dict(records[0].rules).summary() if records else None
         meta = store.meta()
-        print_standings(make_console(), standings, title=f"Standings — {escape(str(meta.get('league', '')))}", rules_line=f"rules: {rules}" if rules else None)
+        print_standings(
+            make_console(), standings, title=f"Standings — {escape(str(meta.get('league', '')))}", rules_line=f"rules: {rules}" if rules else None,
+            head_to_head=True if args.head_to_head else None,
+        )
     return 0

@@ -71,6 +71,11 @@ def _build(model: FileModel, path: Path, text: str) -> LeagueConfig:
         results=Path(section.results) if section.results else Path("results") / f"{name}.sqlite",
         format=section.format,
         challengers=tuple(section.challengers),
+        games=section.games,
+        minutes=section.minutes,
+        stop=section.stop,
+        confidence=section.confidence,
+        separate=section.separate,
     )
     rules = Rules(**model.rules.model_dump())
     try:

@@ -21,7 +21,8 @@ from pydantic_core import PydanticCustomError
 from referee.config.messages import ordinal
 from referee.rules import DogLife, DogPlay, FirstLead, RequiredTricks, TrumpTiebreak, TurnUp
 
-Format = Literal["round_robin", "gauntlet"]
+Format = Literal["round_robin", "gauntlet", "movement"]
+Stop = Literal["budget", "separated"]
 Preset = Literal["league", "strict", "debug"]
 SandboxMode = Literal["auto", "bwrap", "rlimits", "none"]
 
@@ -69,6 +70,11 @@ class LeagueModel(Section):
     results: str | None = Field(default=None, min_length=1, description="a file path such as \"results/demo.sqlite\"")
     format: Format = "round_robin"
     challengers: list[str] = Field(default_factory=list, description="a list of bot names")
+    games: int | None = Field(default=None, ge=1, description="a number of games >= 1")
+    minutes: float | None = Field(default=None, gt=0, description="a number of minutes above 0, e.g. 50")
+    stop: Stop = "budget"
+    confidence: float = Field(default=0.95, ge=0.5, lt=1, description="a confidence from 0.5 to below 1, e.g. 0.95")
+    separate: int = _int(1, 1)
 
     _name = field_validator("name")(_check_name)
 
@@ -186,6 +192,11 @@ class FileModel(Section):
                 )
             seen[bot.name] = number
         league = self.league
+        if league.format == "movement":
+            self._check_movement()
+        elif league.games is not None or league.minutes is not None or league.stop != "budget":
+            key = "games" if league.games is not None else "minutes" if league.minutes is not None else "stop"
+            raise problem(f"league.{key}", f"'{key}' is for format = \"movement\" (the class-size format) only")
         if league.format == "round_robin" and league.challengers:
             raise problem("league.challengers", "challengers are for format = \"gauntlet\" only")
         if league.format == "round_robin" and league.table_size > len(self.bots):
@@ -196,6 +207,15 @@ class FileModel(Section):
         if league.format == "gauntlet":
             self._check_gauntlet(seen)
         return self
+
+    def _check_movement(self) -> None:
+        league = self.league
+        if league.challengers:
+            raise problem("league.challengers", "challengers are for format = \"gauntlet\" only")
+        if league.table_size > len(self.bots):
+            raise problem("league.table_size", f"expected at most the number of bots ({len(self.bots)}), got {league.table_size}")
+        if league.games is None and league.minutes is None:
+            raise problem("league.games", "format = \"movement\" needs a budget: games = N or minutes = M (or both)")
 
     def _check_gauntlet(self, seen: dict[str, int]) -> None:
         league = self.league

@@ -19,7 +19,7 @@ from referee.timecontrol import TimeControl
 if TYPE_CHECKING:
     from referee.sandbox import SandboxSettings
 
-Format = Literal["round_robin", "gauntlet"]
+Format = Literal["round_robin", "gauntlet", "movement"]
 SandboxMode = Literal["auto", "bwrap", "rlimits", "none"]
 
 
@@ -36,6 +36,11 @@ class LeagueSettings:
     results: Path
     format: Format
     challengers: tuple[str, ...]
+    games: int | None = None  # movement budget: at most this many games (whole rounds, at least one)
+    minutes: float | None = None  # movement budget: start no round that would end after this many minutes
+    stop: Literal["budget", "separated"] = "budget"  # "separated": also stop once the top places are separated
+    confidence: float = 0.95  # of the separation (stop = "separated")
+    separate: int = 1  # top places the separated stop must decide
 
 
 @dataclass(frozen=True)

@@ -28,13 +28,25 @@ def placement_line(record: GameRecord) -> str:
     return line
 
 
+ESTIMATE_AFTER = 20  # games of this run before the plain output estimates the time left
+
+
 class PlainReporter:
-    """One line per finished game."""
+    """One line per finished game; after :data:`ESTIMATE_AFTER` games, one line with the
+    estimated time left."""
 
     def __init__(self, console: Console, total: int, done: int) -> None:
         self.console = console
         self.total = total
         self.done = done
+        self._first = done
+        self._started = time.monotonic()
+
+    def schedule_grew(self, total: int) -> None:
+        """A budgeted league started a round: ``total`` games so far planned (the time
+        left is the budget's, so no estimate is printed)."""
+        self.total = max(total, self.total)
+        self._first = -ESTIMATE_AFTER
 
     def __enter__(self) -> PlainReporter:
         return self
@@ -48,6 +60,10 @@ class PlainReporter:
     def game_finished(self, record: GameRecord) -> None:
         self.done += 1
         self.console.print(f"[{self.done}/{self.total}] {placement_line(record)}", highlight=False, markup=False)
+        if self.done - self._first == ESTIMATE_AFTER and self.total > self.done:
+            rate = ESTIMATE_AFTER / max(1e-9, time.monotonic() - self._started)
+            left = (self.total - self.done) / rate
+            self.console.print(f"about {left / 60:.1f} min left for {self.total - self.done:,} games at {rate:.1f} games/s", highlight=False)
 
 
 class LiveReporter:
@@ -80,6 +96,10 @@ class LiveReporter:
 
     def game_started(self, fixture: Fixture) -> None:
         return None
+
+    def schedule_grew(self, total: int) -> None:
+        """A budgeted league started a round: ``total`` games so far planned."""
+        self.progress.update(self.task, total=total)
 
     def game_finished(self, record: GameRecord) -> None:
         self.progress.update(self.task, advance=1, last=placement_line(record))

@@ -1,6 +1,8 @@
-"""The standings as a rich table (DESIGN.md §7)."""
+"""The standings as a rich table (docs/design.md §7), and the head-to-head table."""
 
 from __future__ import annotations
+
+from collections import Counter
 
 from rich.console import Console, Group, RenderableType
 from rich.table import Table
@@ -9,21 +11,48 @@ from rich.text import Text
 from referee.records import FAULT_KINDS
 from referee.standings import Standings
 
+HEAD_TO_HEAD_MAX_BOTS = 12  # the terminal shows the head-to-head table up to this many bots
+FAR_MORE = 20  # beyond this many times the games played, #1 and #2 "look equal"
+
+
+def separation_line(standings: Standings) -> str | None:
+    """One line under the table: are #1 and #2 separated, or about how many more games
+    would likely separate them (:func:`referee.uncertainty.games_to_separate`)."""
+    if len(standings.rows) < 2 or standings.games == 0:
+        return None
+    first, second = standings.rows[0], standings.rows[1]
+    level = f"{standings.confidence:.0%}"
+    who = f"#1 {first.bot} from #2 {second.bot}"
+    if standings.more_games == 0:
+        return f"#1 {first.bot} is separated from #2 {second.bot} at {level}."
+    if standings.more_games is not None and standings.more_games > FAR_MORE * standings.games:
+        return f"#1 {first.bot} and #2 {second.bot} look equal: more than {FAR_MORE} times the games played so far would be needed to separate them."
+    if standings.more_games is not None:
+        return f"About {standings.more_games:,} more games would likely separate {who} at {level}."
+    if first.games and second.games and round(first.points_per_game, 9) == round(second.points_per_game, 9):
+        return f"#1 {first.bot} and #2 {second.bot} have equal points per game: more games may never separate them."
+    return f"Too few deals played to estimate how many games would separate {who}."
+
 
 def standings_table(standings: Standings, *, title: str = "Standings", rules_line: str | None = None) -> RenderableType:
-    """Rank, bot, games, wins, win %, mean placement ("place"), points, rating, faults by kind, decision times."""
-    table = Table(title=title, title_style="bold", caption=rules_line, caption_justify="left")
-    table.add_column("#", justify="right")
+    """Rank (the rank range when the data allow several ranks, e.g. "1–3"; "2=" when exactly
+    tied), bot, points per game (the ranking key) and its 95%
+    interval, games, win %, mean placement ("place"), points, rating (mu ± sigma),
+    faults by kind, decision times; under it the separation line and the rules line."""
+    notes = [line for line in (separation_line(standings), rules_line) if line]
+    table = Table(title=title, title_style="bold", caption="\n".join(notes) or None, caption_justify="left")
+    table.add_column("#", justify="right", no_wrap=True)
     table.add_column("bot", style="bold", no_wrap=True)
+    table.add_column("pts/g", justify="right", style="bold cyan")
+    table.add_column(f"{standings.confidence:.0%} interval", justify="right", no_wrap=True)
     table.add_column("games", justify="right")
-    table.add_column("wins", justify="right")
     table.add_column("win%", justify="right")
-    table.add_column("place", justify="right", header_style="bold")
-    table.add_column("points", justify="right", style="bold cyan")
-    table.add_column("pts/g", justify="right")
-    table.add_column("rating", justify="right")
-    table.add_column("faults", justify="left")
+    table.add_column("place", justify="right")
+    table.add_column("points", justify="right", no_wrap=True)
+    table.add_column("rating μ±σ", justify="right", no_wrap=True)
+    table.add_column("faults", justify="left", no_wrap=True)
     table.add_column("ms p50/p95", justify="right", no_wrap=True)
+    tied = Counter(row.rank for row in standings.rows)
     for row in standings.rows:
         name = Text(row.bot)
         if row.withdrawn:
@@ -32,21 +61,60 @@ def standings_table(standings: Standings, *, title: str = "Standings", rules_lin
             name.append(" (remote)", style="dim")
         faults = ", ".join(f"{kind} {row.faults[kind]}" for kind in FAULT_KINDS if row.faults.get(kind))
         times = "-" if row.median_ms is None else f"{row.median_ms:.1f}/{row.p95_ms:.1f}"
+        low, high = (None, None) if row.interval is None else (row.interval.low, row.interval.high)
         table.add_row(
-            str(row.rank),
+            _rank_cell(row.rank, row.rank_range, tied[row.rank]),
             name,
+            f"{row.points_per_game:.2f}" if row.games else "-",
+            "-" if low is None or high is None else f"{low:.2f}–{high:.2f}",
             str(row.games),
-            str(row.wins),
             f"{row.win_pct:.1f}",
             f"{row.mean_placement:.2f}" if row.games else "-",
             f"{row.points:g}",
-            f"{row.points / row.games:.2f}" if row.games else "-",
-            f"{row.ordinal:.1f}",
+            f"{row.mu:.1f}±{row.sigma:.1f}",
             Text(faults or "—", style="red" if faults else "dim"),
             times,
         )
     return table
 
 
-def print_standings(console: Console, standings: Standings, *, title: str, rules_line: str | None = None) -> None:
-    console.print(Group(standings_table(standings, title=title, rules_line=rules_line)))
+def _rank_cell(rank: int, rank_range: tuple[int, int], tied: int) -> str:
+    """``"3"``; ``"2="`` for an exact tie the data cannot order further; else the range ``"1–3"``."""
+    if tied > 1 and rank_range == (rank, rank + tied - 1):
+        return f"{rank}="
+    best, worst = rank_range
+    return str(rank) if best == worst else f"{best}–{worst}"
+
+
+def head_to_head_table(standings: Standings) -> RenderableType:
+    """Rows and columns in ranking order; a cell is how often the row's bot outlasted the
+    column's bot when they met (ties 1/2), as a share, with the games they met."""
+    table = Table(title="Head to head: share of meetings the row's bot outlasted the column's", title_style="bold")
+    names = [row.bot for row in standings.rows]
+    table.add_column("", style="bold", no_wrap=True)
+    for number in range(1, len(names) + 1):
+        table.add_column(f"#{number}", justify="right")
+    for number, bot in enumerate(names, start=1):
+        cells: list[str | Text] = []
+        for opponent in names:
+            outlasted, met = standings.head_to_head.get((bot, opponent), (0.0, 0))
+            if opponent == bot:
+                cells.append(Text("·", style="dim"))
+            elif not met:
+                cells.append(Text("-", style="dim"))
+            else:
+                share = outlasted / met
+                cells.append(Text(f"{share:.2f}", style="green" if share > 0.5 else "red" if share < 0.5 else ""))
+        table.add_row(f"#{number} {bot}", *cells)
+    return table
+
+
+def print_standings(
+    console: Console, standings: Standings, *, title: str, rules_line: str | None = None, head_to_head: bool | None = None
+) -> None:
+    """The standings table, then the head-to-head table when ``head_to_head`` is True, or
+    by default when there are at most :data:`HEAD_TO_HEAD_MAX_BOTS` bots."""
+    parts = [standings_table(standings, title=title, rules_line=rules_line)]
+    if head_to_head or (head_to_head is None and 2 <= len(standings.rows) <= HEAD_TO_HEAD_MAX_BOTS and standings.games):
+        parts.append(head_to_head_table(standings))
+    console.print(Group(*parts))

@@ -95,3 +95,21 @@ def test_faulty_bots_get_the_right_fault_and_the_league_completes(short_tmp: Pat
     assert "random" not in kinds
     assert not processes_matching(str(BOTS))
     assert not processes_matching(str(SAMPLES))
+
+
+def test_movement_league_plays_whole_rounds_under_its_budget_and_resumes(short_tmp: Path) -> None:
+    """5 bots at tables of 2: a round is 5 tables x 2 rotations = 10 games (each bot 4, one bye)."""
+    bots = {f"bot{i}": SAMPLES / ("heuristic_bot.py" if i % 2 else "random_bot.py") for i in range(5)}
+    config = league_config(short_tmp, bots, table_size=2)
+    text = config.read_text().replace('deals = 1\n', 'deals = 1\nformat = "movement"\ngames = 25\n')
+    config.write_text(text)
+    done = run_referee("run", str(config), "--no-live")
+    assert done.returncode == 0, done.stderr
+    assert "rounds of 10 games (4 per bot, 3 sittings of up to 2 tables); games = 25: 2 rounds, 20 games" in done.stdout
+    assert "budget reached: 2 rounds, 20 games (games = 25)" in done.stdout
+    records = stored_records(short_tmp / "e2e.sqlite")
+    assert len(records) == 20 and {str(record["game_id"])[:4] for record in records} == {"rd01", "rd02"}
+    again = run_referee("run", str(config), "--no-live", "--resume")
+    assert again.returncode == 0, again.stderr
+    assert "20 already played" in again.stdout and len(stored_records(short_tmp / "e2e.sqlite")) == 20
+    assert not processes_matching(str(short_tmp))

@@ -208,7 +208,7 @@ BAD: list[tuple[str, str, str]] = [
     ("bad sandbox mode", GOOD + '\n[sandbox]\nmode = "docker"\n',
      "sandbox.mode: expected 'auto', 'bwrap', 'rlimits' or 'none', got \"docker\""),
     ("cpus zero", GOOD + "\n[sandbox]\ncpus = 0\n", "sandbox.cpus: expected a number of CPUs above 0, e.g. 1.0, got 0"),
-    ("bad format", GOOD.replace("seed = 7", 'seed = 7\nformat = "swiss"'), "league.format: expected 'round_robin' or 'gauntlet', got \"swiss\""),
+    ("bad format", GOOD.replace("seed = 7", 'seed = 7\nformat = "swiss"'), "league.format: expected 'round_robin', 'gauntlet' or 'movement', got \"swiss\""),
     ("challengers in round robin", GOOD.replace("seed = 7", 'seed = 7\nchallengers = ["alpha"]'),
      'league.challengers: challengers are for format = "gauntlet" only'),
     ("gauntlet without challengers", GOOD.replace("seed = 7", 'seed = 7\nformat = "gauntlet"'),
@@ -282,6 +282,31 @@ def test_a_python_package_folder_is_a_script(tmp_path: Path) -> None:
     (tmp_path / "bots" / "alpha" / "__main__.py").write_text("")
     config = load_config(write(tmp_path, GOOD.replace('"bots/alpha/bot.py"]', '"bots/alpha"]')))
     assert config.bots[0].command[0] == "python"
+
+
+# movement (class-size) budget keys: (description, text, the key path named, a phrase the line holds)
+BAD_MOVEMENT: list[tuple[str, str, str, str]] = [
+    ("movement without a budget", GOOD.replace("seed = 7", 'seed = 7\nformat = "movement"'), "league.games:", "needs a budget: games = N or minutes = M"),
+    ("budget in round robin", GOOD.replace("seed = 7", "seed = 7\nminutes = 50"), "league.minutes:", 'is for format = "movement"'),
+    ("zero minutes", GOOD.replace("seed = 7", 'seed = 7\nformat = "movement"\nminutes = 0'), "league.minutes:", "above 0"),
+    ("unknown stop", GOOD.replace("seed = 7", 'seed = 7\nformat = "movement"\ngames = 9\nstop = "soon"'), "league.stop:", "budget"),
+]
+
+
+@pytest.mark.parametrize(("text", "key", "phrase"), [case[1:] for case in BAD_MOVEMENT], ids=[case[0] for case in BAD_MOVEMENT])
+def test_bad_movement_keys_are_one_line_naming_the_key(tmp_path: Path, text: str, key: str, phrase: str) -> None:
+    path = write(tmp_path, text)
+    with pytest.raises(ConfigError) as raised:
+        load_config(path)
+    message = str(raised.value)
+    assert "\n" not in message and message.startswith(f"{path}: ")
+    assert key in message and phrase in message
+
+
+def test_movement_with_a_budget_and_sequential_stop(tmp_path: Path) -> None:
+    text = GOOD.replace("seed = 7", 'seed = 7\nformat = "movement"\nminutes = 50\nstop = "separated"\nconfidence = 0.9\nseparate = 3')
+    league = load_config(write(tmp_path, text)).league
+    assert (league.format, league.minutes, league.games, league.stop, league.confidence, league.separate) == ("movement", 50.0, None, "separated", 0.9, 3)
 
 
 def test_missing_file(tmp_path: Path) -> None:

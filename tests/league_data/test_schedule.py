@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from referee.errors import ConfigError
 from referee.schedule import Fixture, make_fixtures
+from referee.seating import successor_pairs
 
 
 @st.composite
@@ -78,9 +79,35 @@ def test_same_inputs_same_fixtures(league: tuple[list[str], int, int, int], rand
 def test_demo_schedule_is_stable() -> None:
     fixtures = make_fixtures(["heuristic", "heuristic-2", "random", "random-2"], 4, 2, 2026)
     assert [fixture.game_id for fixture in fixtures] == [f"t01-d{d}-r{r}" for d in (1, 2) for r in (1, 2, 3, 4)]
-    assert fixtures[0].table == ("random-2", "heuristic-2", "random", "heuristic")
+    assert fixtures[0].table == ("random-2", "random", "heuristic", "heuristic-2")
+    assert fixtures[4].table == ("random-2", "heuristic-2", "heuristic", "random")  # deal 2: another cyclic order
     assert fixtures[0].seed == 14718189581424193545
     assert fixtures[4].first_dealer == 2
+
+
+@settings(max_examples=60, deadline=None)
+@given(leagues())
+def test_round_robin_balances_neighbours(league: tuple[list[str], int, int, int]) -> None:
+    """Who sits directly after whom: every count within 1 of the mean when the mean is a
+    whole number, spread (max - min) at most 2 always (the table's cyclic order changes
+    from deal to deal)."""
+    names, table_size, deals, seed = league
+    fixtures = make_fixtures(names, table_size, deals, seed)
+    follows = Counter(pair for fixture in fixtures if fixture.rotation == 0 for pair in successor_pairs(fixture.table))
+    counts = [follows[(a, b)] for a in names for b in names if a != b]
+    assert max(counts) - min(counts) <= 2
+    mean = sum(counts) / len(counts)
+    if mean == int(mean):
+        assert all(abs(count - mean) <= 1 for count in counts)
+
+
+def test_ten_bots_at_tables_of_four_follow_each_other_evenly() -> None:
+    """The issue's case: with one cyclic order per table, 'a directly after b' ranged 16-64."""
+    names = [f"b{i}" for i in range(10)]
+    fixtures = make_fixtures(names, 4, 6, 1)
+    follows = Counter(pair for fixture in fixtures for pair in successor_pairs(fixture.seats))  # in games
+    counts = [follows[(a, b)] for a in names for b in names if a != b]
+    assert max(counts) - min(counts) <= 2 * 4  # in deals at most 2, each deal played 4 times
 
 
 def test_seed_changes_the_deals() -> None:

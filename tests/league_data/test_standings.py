@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy import stats as scipy_stats
 from tests.league_data.league_records import game_record
 
 from referee.records import FAULT_KINDS, ActionRecord, FaultRecord, GameRecord
@@ -23,19 +25,27 @@ def test_points_count_opponents_outlasted_ties_half() -> None:
     assert standings.games == 1
 
 
-def test_ranking_points_then_wins_then_ordinal_then_name() -> None:
+def test_ranking_is_points_per_game_exact_ties_share_a_rank() -> None:
     records = [
         game_record("g1", ["x", "y", "z"], [1, 2, 3], fixture=0),
         game_record("g2", ["z", "y", "x"], [1, 2, 3], fixture=1),
     ]
     standings = compute_standings(records, bots=["w"])
-    assert [row.points for row in standings.rows] == [2.0, 2.0, 2.0, 0.0]
-    assert [row.rank for row in standings.rows] == [1, 2, 3, 4]
-    first, second, third, last = standings.rows
-    assert {first.bot, second.bot} == {"x", "z"} and third.bot == "y" and last.bot == "w"
-    assert first.wins == second.wins == 1 and third.wins == 0
-    assert (-round(first.ordinal, 9), first.bot) < (-round(second.ordinal, 9), second.bot)
-    assert last.games == 0 and last.mean_placement == 0.0 and last.median_ms is None
+    assert [row.bot for row in standings.rows] == ["x", "y", "z", "w"]  # equal points per game: by name; w has no game
+    assert [row.points_per_game for row in standings.rows] == [1.0, 1.0, 1.0, 0.0]
+    assert [row.rank for row in standings.rows] == [1, 1, 1, 4]
+    assert [row.rank_text for row in standings.rows] == ["1–3", "1–3", "1–3", "4"]
+
+
+def test_unequal_game_counts_rank_by_points_per_game_not_total() -> None:
+    """The live ranking (issue 18): a bot that has simply played more games must not lead."""
+    busy = [game_record(f"b{i}", ["busy", f"o{i}"], [1, 2] if i < 3 else [2, 1], fixture=i) for i in range(6)]
+    fresh = [game_record("f0", ["fresh", "o9"], [1, 2], fixture=10), game_record("f1", ["fresh", "o8"], [1, 2], fixture=11)]
+    standings = compute_standings(busy + fresh)
+    assert standings.row("busy").points == 3.0 and standings.row("fresh").points == 2.0
+    order = [row.bot for row in standings.rows]
+    assert order.index("fresh") < order.index("busy")
+    assert standings.row("fresh").rank == 1 and standings.row("busy").rank == 5  # fresh shares 1st with o3-o5
 
 
 def test_equal_bots_are_ordered_by_name() -> None:
@@ -82,6 +92,63 @@ def test_p95_is_nearest_rank() -> None:
     assert p95([1.0, 2.0]) == 2.0
 
 
+def four_rotations(deal: int, seats: list[str], placements: list[list[int]]) -> list[GameRecord]:
+    """The rotations of one deal: same seed, same table; ``placements[r]`` per seat of rotation r."""
+    records = []
+    for rotation, places in enumerate(placements):
+        turned = seats[rotation:] + seats[:rotation]
+        record = game_record(f"d{deal}-r{rotation}", turned, places, fixture=deal * 10 + rotation)
+        records.append(dataclasses.replace(record, seed=1000 + deal))
+    return records
+
+
+def test_the_rotations_of_a_deal_are_one_unit() -> None:
+    seats = ["a", "b", "c", "d"]
+    records = []
+    for deal in range(5):
+        places = [[1, 2, 3, 4], [4, 1, 2, 3], [3, 4, 1, 2], [2, 3, 4, 1]] if deal % 2 else [[1, 2, 3, 4]] * 4
+        records += four_rotations(deal, seats, places)
+    standings = compute_standings(records)
+    a = standings.row("a")
+    assert a.games == 20 and a.interval is not None and a.interval.units == 5
+    # a's points per game in each deal: 4 - its placement (no ties), averaged over the rotations
+    units = [sum(4 - r.placements[r.seats.index("a")] for r in records if r.seed == 1000 + deal) / 4 for deal in range(5)]
+    assert len(set(units)) > 1
+    mean = sum(units) / 5
+    assert a.points_per_game == pytest.approx(mean)
+    half = scipy_stats.t.ppf(0.975, 4) * scipy_stats.sem(units)
+    assert (a.interval.low, a.interval.high) == (pytest.approx(mean - half), pytest.approx(mean + half))
+
+
+def test_rank_ranges_and_games_to_separate() -> None:
+    seats = ["a", "b", "c", "d"]
+    records = []
+    for deal in range(8):
+        # a wins most deals, b usually second; c and d swap 3rd and 4th
+        order = [[1, 2, 3, 4], [1, 2, 4, 3], [2, 1, 3, 4], [1, 3, 4, 2]][deal % 4]
+        records += [dataclasses.replace(game_record(f"d{deal}-r{r}", seats, order, fixture=deal * 4 + r), seed=deal) for r in range(4)]
+    standings = compute_standings(records)
+    assert [row.bot for row in standings.rows] == ["a", "b", "d", "c"]  # points per game 2.75, 1.75, 0.75, 0.5
+    assert standings.row("a").rank_range[0] == 1 and standings.row("c").rank_range[1] == 4
+    assert standings.row("c").rank_text == "3–4" and standings.row("d").rank_text == "2–4"
+    top, second = standings.rows[0].interval, standings.rows[1].interval
+    assert top is not None and second is not None
+    if standings.more_games == 0:
+        assert top.low is not None and second.high is not None and top.low > second.high
+    else:
+        assert standings.more_games is not None and standings.more_games > 0
+
+
+def test_identical_records_tie_over_thirty_bots() -> None:
+    """The issue's case: 30 bots on exactly equal records must not be ranked 1 to 30."""
+    names = [f"bot{i:02d}" for i in range(30)]
+    records = [game_record(f"g{i}", [names[i], names[(i + 1) % 30]], [1, 1], fixture=i) for i in range(30)]
+    standings = compute_standings(records)
+    assert {row.rank for row in standings.rows} == {1}
+    assert {row.rank_text for row in standings.rows} == {"1–30"}
+    assert standings.more_games is None
+
+
 def test_withdrawn_and_remote_flags() -> None:
     record = game_record("g1", ["a", "b", "c"], [1, 2, 3], withdrawn=[False, False, True])
     standings = compute_standings([record], remote={"b"}, withdrawn={"a"})
@@ -103,13 +170,17 @@ def test_head_to_head() -> None:
 def test_json_and_csv() -> None:
     standings = compute_standings([game_record("g1", ["a", "b"], [1, 2])], bots=["a", "b", "c"])
     data = json.loads(json.dumps(standings.to_json()))
-    assert [row["bot"] for row in data["rows"]] == ["a", "c", "b"]  # c (no game) keeps ordinal 0; b lost
+    assert [row["bot"] for row in data["rows"]] == ["a", "b", "c"]  # c has no game: last
+    assert data["ranking"] == "points_per_game" and data["rows"][2]["rank_range"] == [3, 3]
     assert data["rows"][0]["rating"]["mu"] > 25 and data["rows"][0]["decision_ms"]["median"] is None
     assert {"bot": "a", "opponent": "b", "outlasted": 1.0, "met": 1} in data["head_to_head"]
     rows = standings.csv_rows()
     assert rows[0] == list(CSV_HEADER)
     assert all(len(row) == len(CSV_HEADER) for row in rows)
-    assert rows[1][:7] == ["1", "a", "1", "1", "100", "1", "1"]
+    assert rows[1][:9] == ["1", "1", "2", "a", "1", "1", "100", "1", "1"]  # one unit each: no interval, ranks 1-2
+    assert standings.head_to_head_csv_rows() == [
+        ["bot", "opponent", "outlasted", "met", "share"], ["a", "b", "1", "1", "1"], ["b", "a", "0", "1", "0"],
+    ]
 
 
 NAMES = ["ann", "bob", "cy", "dee", "eve"]

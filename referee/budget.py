@@ -1,0 +1,178 @@
+"""How long a league runs: the movement format's budget and sequential stop, played round
+by round (docs/design.md §7); and the estimate printed before the first game.
+
+A movement league (:mod:`referee.movement`) plays whole rounds:
+
+- ``games = N``: ``max(1, N // games per round)`` rounds, decided before the first game;
+- ``minutes = M``: before each new round, the games per second measured so far in this
+  run estimate when the round would end; a round that would end after M minutes (counting
+  the time of earlier runs of a resumed league) is not started, so the league stops at a
+  round boundary. Round 1 is always played;
+- ``stop = "separated"``: also stop, at a round boundary, once the top ``separate`` places
+  are separated (:func:`referee.uncertainty.top_separated`), looking after every round at
+  the confidence :func:`referee.uncertainty.look_confidence` gives that look.
+
+**Resume.** The rounds started and the seconds played are kept in the results store
+(``meta``: ``rounds_started``, ``seconds_played``). A resumed league first finishes every
+round it had started (the fixtures are a pure function of the config, so the same games;
+those stored are skipped), then decides on new rounds as above: nothing is replayed, and
+no started round is cut short.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+
+from referee.config import LeagueSettings
+from referee.movement import RoundShape, movement_rounds, round_shape
+from referee.schedule import Fixture
+from referee.standings import Standings
+from referee.store import ResultsStore
+from referee.uncertainty import look_confidence, top_separated
+
+OPTIMISTIC_GAMES_PER_S = 20.0  # twice the B4 rate on a 2-core machine: "clearly longer" than an hour
+HOUR_S = 3600.0
+
+
+def duration_text(seconds: float) -> str:
+    """``"45 s"``, ``"12 min"``, ``"7.6 h"``."""
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 90 * 60:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def too_long_warning(games: int, league: LeagueSettings) -> str | None:
+    """A warning when a fixed schedule of ``games`` would clearly run longer than an hour
+    (even at :data:`OPTIMISTIC_GAMES_PER_S`), naming the budgeted format."""
+    seconds = games / OPTIMISTIC_GAMES_PER_S
+    if league.format == "movement" or seconds <= HOUR_S:
+        return None
+    return (
+        f"{games:,} games would take more than {duration_text(seconds)} even at {OPTIMISTIC_GAMES_PER_S:.0f} games/s: "
+        'for a class, use format = "movement" with a budget (minutes = 50, or games = N); see README "Class-size leagues"'
+    )
+
+
+def movement_line(league: LeagueSettings, shape: RoundShape) -> str:
+    """One line: the round's games, and what the budget allows."""
+    per_round = shape.games(league.deals)
+    per_bot = shape.games_per_bot(league.deals)
+    parts = [f"movement: rounds of {per_round:,} games ({per_bot} per bot, {len(shape.sittings)} sitting{'s' if len(shape.sittings) != 1 else ''} of up to {max(shape.sittings)} tables)"]
+    if league.games is not None:
+        rounds = max(1, league.games // per_round)
+        parts.append(f"games = {league.games:,}: {rounds} rounds, {rounds * per_round:,} games")
+    if league.minutes is not None:
+        parts.append(f"minutes = {league.minutes:g}: as many rounds as fit")
+    if league.stop == "separated":
+        parts.append(f"or until the top {league.separate} separated at {league.confidence:.0%}")
+    return "; ".join(parts)
+
+
+@dataclass
+class MovementRounds:
+    """The rounds of a movement league (implements ``referee.league.Rounds``); see the
+    module doc. ``standings(confidence)`` computes the standings of the store at that
+    confidence; ``say`` prints one line (why the league stopped); ``clock`` is in s."""
+
+    league: LeagueSettings
+    bot_names: Sequence[str]
+    store: ResultsStore
+    standings: Callable[[float], Standings]
+    say: Callable[[str], None]
+    clock: Callable[[], float] = time.monotonic
+    on_round: Callable[[int], None] = lambda games: None  # told the games of the rounds started so far
+    shape: RoundShape = field(init=False)
+    stopped: str | None = field(init=False, default=None)
+
+    def __post_init__(self) -> None:
+        self.shape = round_shape(len(self.bot_names), self.league.table_size)
+        meta = self.store.meta()
+        self._started = int(meta.get("rounds_started", 0))
+        self._seconds_before = float(meta.get("seconds_played", 0.0))
+        self._games_before = self.store.game_count()
+        self._session_start: float | None = None
+        self._next = 0
+        self._rounds: Iterator[list[Fixture]] = movement_rounds(self.bot_names, self.league.table_size, self.league.deals, self.league.seed)
+
+    @property
+    def games_per_round(self) -> int:
+        return self.shape.games(self.league.deals)
+
+    @property
+    def rounds_started(self) -> int:
+        return self._started
+
+    def planned_games(self) -> int | None:
+        """The games of the whole league when the budget fixes them (``games`` only)."""
+        if self.league.games is None or self.league.minutes is not None or self.league.stop != "budget":
+            return None
+        return max(1, self.league.games // self.games_per_round) * self.games_per_round
+
+    def seconds_played(self) -> float:
+        session = 0.0 if self._session_start is None else self.clock() - self._session_start
+        return self._seconds_before + session
+
+    def save_time(self) -> None:
+        """Store the seconds played so far (also call it when the league is interrupted)."""
+        if self._session_start is not None:
+            self.store.set_meta("seconds_played", f"{self.seconds_played():.3f}")
+
+    def next_round(self) -> list[Fixture] | None:
+        if self._session_start is None:
+            self._session_start = self.clock()
+        number = self._next
+        if number > 0:
+            self.save_time()
+        if number >= self._started:
+            reason = self._stop_reason(number)
+            if reason is not None:
+                self.stopped = reason
+                self.say(reason)
+                return None
+            self._started = number + 1
+            self.store.set_meta("rounds_started", str(self._started))
+            self.on_round(self._started * self.games_per_round)
+        self._next += 1
+        return next(self._rounds)
+
+    def _rate(self) -> float | None:
+        """Games per second so far: this run's, else all runs' (a resumed league)."""
+        session = 0.0 if self._session_start is None else self.clock() - self._session_start
+        played = self.store.game_count()
+        if session > 0 and played > self._games_before:
+            return (played - self._games_before) / session
+        seconds = self.seconds_played()
+        return played / seconds if seconds > 0 and played else None
+
+    def _stop_reason(self, number: int) -> str | None:
+        """Why round ``number`` (0-based, not yet started) should not start, or None."""
+        if number == 0:
+            return None
+        done = number * self.games_per_round
+        league = self.league
+        if league.games is not None and done + self.games_per_round > league.games:
+            return f"budget reached: {number} rounds, {done:,} games (games = {league.games:,})"
+        if league.minutes is not None:
+            rate = self._rate()
+            if rate:
+                ends = self.seconds_played() + self.games_per_round / rate
+                if ends > league.minutes * 60:
+                    return (
+                        f"time budget reached: {number} rounds, {done:,} games in {duration_text(self.seconds_played())}; "
+                        f"round {number + 1} would end at about {duration_text(ends)} (minutes = {league.minutes:g}, {rate:.1f} games/s)"
+                    )
+        if league.stop == "separated":
+            confidence = look_confidence(number, league.confidence)
+            standings = self.standings(confidence)
+            intervals = {row.bot: row.interval for row in standings.rows}
+            if top_separated(intervals, league.separate, confidence):
+                top = ", ".join(row.bot for row in standings.rows[: league.separate])
+                return (
+                    f"separated: the top {league.separate} ({top}) after {number} rounds, {done:,} games "
+                    f"(at {confidence:.2%} for look {number}, {league.confidence:.0%} overall)"
+                )
+        return None

@@ -1,0 +1,114 @@
+"""The movement (class-size) format: equal games per bot at every round boundary, the
+documented spreads of pairs, seats, first dealer and neighbours, determinism, prefixes.
+
+Exhaustive over 3-40 bots at tables of 2-7 (table size <= bots), after each of the first
+:data:`ROUNDS` rounds (one seed), plus hypothesis over seeds for smaller leagues."""
+
+from __future__ import annotations
+
+from collections import Counter
+from itertools import combinations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from referee.errors import ConfigError
+from referee.movement import NEIGHBOUR_SPREAD, PAIR_SPREAD, round_shape
+from referee.schedule import Fixture, make_fixtures
+from referee.seating import successor_pairs
+
+ROUNDS = 3
+CASES = [(n, k) for n in range(3, 41) for k in range(2, min(7, n) + 1)]
+
+
+def spread(counts: Counter[object], keys: list[object]) -> int:
+    values = [counts[key] for key in keys]
+    return max(values) - min(values)
+
+
+def check_rounds(names: list[str], table_size: int, fixtures: list[Fixture], rounds: int) -> None:
+    """Every invariant after each round boundary 1..rounds."""
+    shape = round_shape(len(names), table_size)
+    pair_keys: list[object] = [frozenset(pair) for pair in combinations(names, 2)]
+    ordered_keys: list[object] = [(a, b) for a in names for b in names if a != b]
+    seat_keys: list[object] = [(bot, seat) for bot in names for seat in range(table_size)]
+    games: Counter[object] = Counter()
+    seats: Counter[object] = Counter()
+    dealers: Counter[object] = Counter()
+    pairs: Counter[object] = Counter()
+    follows: Counter[object] = Counter()
+    by_round: dict[int, list[Fixture]] = {}
+    for fixture in fixtures:
+        by_round.setdefault(fixture.round, []).append(fixture)
+    assert sorted(by_round) == list(range(rounds))
+    for number in range(rounds):
+        played = by_round[number]
+        assert len(played) == shape.games(1)
+        groups: dict[tuple[str, int], list[Fixture]] = {}
+        for fixture in played:
+            assert len(set(fixture.seats)) == table_size  # no bot twice at one table
+            assert fixture.seats == fixture.table[fixture.rotation :] + fixture.table[: fixture.rotation]
+            games.update(fixture.seats)
+            seats.update((bot, seat) for seat, bot in enumerate(fixture.seats))
+            dealers[fixture.seats[fixture.first_dealer]] += 1
+            groups.setdefault((fixture.game_id.rsplit("-r", 1)[0], fixture.seed), []).append(fixture)
+        for group in groups.values():  # each deal is replayed in every rotation
+            assert sorted(fixture.rotation for fixture in group) == list(range(table_size))
+            assert len({fixture.first_dealer for fixture in group}) == 1
+            pairs.update(frozenset(pair) for pair in combinations(group[0].table, 2))
+            follows.update(successor_pairs(group[0].table))
+        assert set(games) == set(names) and len(set(games.values())) == 1, (number, games)
+        assert len({seats[key] for key in seat_keys}) == 1
+        assert set(dealers) == set(names) and len(set(dealers.values())) == 1
+        assert spread(pairs, pair_keys) <= PAIR_SPREAD, (len(names), table_size, number, spread(pairs, pair_keys))
+        assert spread(follows, ordered_keys) <= NEIGHBOUR_SPREAD, (len(names), table_size, number)
+    assert len({fixture.seed for fixture in fixtures}) == len(fixtures) // table_size
+
+
+def test_every_class_size_and_table_size_after_each_round() -> None:
+    for n, k in CASES:
+        names = [f"bot{i:02d}" for i in range(n)]
+        fixtures = make_fixtures(names, k, 1, 2026, format="movement", rounds=ROUNDS)
+        check_rounds(names, k, fixtures, ROUNDS)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.sampled_from([case for case in CASES if case[0] <= 16]), st.integers(-(2**63), 2**63), st.integers(1, 2), st.randoms(use_true_random=False))
+def test_any_seed_same_seed_same_schedule(case: tuple[int, int], seed: int, deals: int, random: object) -> None:
+    n, k = case
+    names = [f"b{i}" for i in range(n)]
+    fixtures = make_fixtures(names, k, deals, seed, format="movement", rounds=2)
+    shuffled = list(names)
+    random.shuffle(shuffled)  # type: ignore[attr-defined]
+    assert make_fixtures(shuffled, k, deals, seed, format="movement", rounds=2) == fixtures
+    assert [fixture.index for fixture in fixtures] == list(range(len(fixtures)))
+    assert len({fixture.game_id for fixture in fixtures}) == len(fixtures)
+    if deals == 1:
+        check_rounds(names, k, fixtures, 2)
+    games = Counter(bot for fixture in fixtures for bot in fixture.seats)
+    assert len(set(games.values())) == 1 and sum(games.values()) == 2 * round_shape(n, k).games(deals) * k
+
+
+def test_more_rounds_extend_the_schedule_without_changing_it() -> None:
+    names = [f"b{i}" for i in range(11)]
+    two = make_fixtures(names, 4, 1, 5, format="movement", rounds=2)
+    five = make_fixtures(names, 4, 1, 5, format="movement", rounds=5)
+    assert five[: len(two)] == two
+
+
+@pytest.mark.parametrize(
+    ("bots", "size", "sittings", "per_bot", "byes"),
+    [(30, 4, (5, 5, 5), 2, 1), (12, 4, (3,), 1, 0), (10, 4, (2, 2, 1), 2, 1), (5, 2, (2, 2, 1), 2, 1), (37, 7, (5, 5, 5, 5, 5, 4, 4, 4), 7, 1)],
+)
+def test_round_shape(bots: int, size: int, sittings: tuple[int, ...], per_bot: int, byes: int) -> None:
+    shape = round_shape(bots, size)
+    assert (shape.sittings, shape.tables_per_bot, shape.byes_per_bot) == (sittings, per_bot, byes)
+    assert shape.tables * size == bots * per_bot
+
+
+def test_a_movement_needs_enough_bots_and_a_round() -> None:
+    with pytest.raises(ConfigError):
+        make_fixtures(["a", "b", "c"], 4, 1, 1, format="movement")
+    with pytest.raises(ConfigError):
+        make_fixtures(["a", "b", "c"], 2, 1, 1, format="movement", rounds=0)
