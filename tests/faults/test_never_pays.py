@@ -106,7 +106,8 @@ class Bot:
     seen: list[int] = field(default_factory=list)
 
     def decide(
-        self, view: SeatView, events: Sequence[Event], decision_number: int, time_left_ms: int, bank_left_ms: int, deadline_s: float | None
+        self, view: SeatView, events: Sequence[Event], decision_number: int, time_left_ms: int, bank_left_ms: int, deadline_s: float | None,
+        last_decision_ms: float | None = None,
     ) -> Reply:
         self.seen.append(bank_left_ms)
         action = self.strategy(view, self.rng)
@@ -209,7 +210,8 @@ def test_a_late_answer_is_a_timeout_whatever_it_holds_and_spends_the_bank() -> N
     @dataclass
     class Slow(Bot):
         def decide(
-            self, view: SeatView, events: Sequence[Event], decision_number: int, time_left_ms: int, bank_left_ms: int, deadline_s: float | None
+            self, view: SeatView, events: Sequence[Event], decision_number: int, time_left_ms: int, bank_left_ms: int, deadline_s: float | None,
+        last_decision_ms: float | None = None,
         ) -> Reply:
             self.seen.append(bank_left_ms)
             return Reply(None, "malformed", "no action set", b"", "{}", 450.0)
