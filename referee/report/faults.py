@@ -8,11 +8,11 @@ from collections import Counter
 from collections.abc import Sequence
 
 from rich.console import Console
-from rich.markup import escape
 from rich.text import Text
 
 from referee.checkbot.describe import describe_request, legal_answers
 from referee.records import FAULT_KINDS
+from referee.report.safe_text import safe_markup
 from referee.store import StoredFault
 
 KIND_STYLE = {"timeout": "yellow", "illegal": "red", "malformed": "magenta", "crash": "bold red", "startup": "bold red", "protocol": "bold red"}
@@ -46,7 +46,7 @@ def print_fault(console: Console, stored: StoredFault, *, full: bool = False) ->
     if full and fault.request:
         lines.append(("request", fault.request))
     for label, text in lines:
-        console.print(f"    [dim]{label + ':':<9}[/] {escape(text)}", soft_wrap=True, highlight=False)
+        console.print(f"    [dim]{label + ':':<9}[/] {safe_markup(text)}", soft_wrap=True, highlight=False)
 
 
 def print_faults(console: Console, faults: Sequence[StoredFault], *, title: str, full: bool = False) -> None:

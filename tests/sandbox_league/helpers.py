@@ -84,7 +84,7 @@ def write_league(
     staged: Staged,
     *,
     move_ms: int = 300,
-    startup_ms: int = 10_000,
+    startup_ms: int = 30_000,
     mode: str = "bwrap",
 ) -> League:
     """A league of ``bad`` (a command: ``python`` and a staged script, then its arguments)
