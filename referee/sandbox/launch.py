@@ -217,9 +217,14 @@ def _start(
     env = _bot_env(mode, private, resolved, extra_env, rlimit_as)
     filter_fd = seccomp.program_fd() if mode == "bwrap" else None
     if mode == "bwrap":
-        argv = bwrap.bwrap_argv(
-            resolved, bot_dir=bot_dir, private=private, settings=settings, env=env, uid=uid, seccomp_fd=filter_fd
-        )
+        try:
+            argv = bwrap.bwrap_argv(
+                resolved, bot_dir=bot_dir, private=private, settings=settings, env=env, uid=uid, seccomp_fd=filter_fd
+            )
+        except BaseException:
+            if filter_fd is not None:
+                os.close(filter_fd)
+            raise
     else:
         argv = list(resolved.argv)
     nproc = _nproc(mode, uid, cgroup, settings)
