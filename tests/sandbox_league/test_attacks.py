@@ -258,3 +258,33 @@ def test_class5_a_referee_in_another_pid_namespace_never_removes_live_groups() -
     wait_for(lambda: not processes_matching("cgroups.hierarchy()"), 20)
     subprocess.run([*namespace, sys.executable, "-c", CLEAN_GROUPS], cwd=REPO, check=True, timeout=120)
     assert not [group for group in groups if group.exists()], "a gone referee's groups are removed"
+
+
+def test_class4_rlimits_never_runs_a_bot_as_root(short_tmp: Path, staged: Staged, tmp_path: Path) -> None:
+    """A root referee in the rlimits mode, the bot's Python a virtualenv under a 0700
+    directory (as Python under root's home): the bot is refused with a ``startup`` fault
+    saying how to fix it, the league completes, and no bot process ever ran as uid 0."""
+    if os.geteuid() != 0:
+        pytest.skip("only a root referee could run a bot as root")
+    hidden = tmp_path / "home0700"
+    hidden.mkdir()
+    hidden.chmod(0o700)
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(hidden / "v")], check=True, timeout=120)
+    script = staged("crash_bot.py")
+    league = write_league(short_tmp, [script], staged, mode="rlimits")
+    text = league.config.read_text().replace(
+        json.dumps(["python", str(script)]), json.dumps([str(hidden / "v" / "bin" / "python"), str(script)])
+    )
+    league.config.write_text(text)
+    records, screen = run_in_process(league)
+    assert "share the host's /tmp (not size-limited)" in screen, "the warning lists what is lost"
+    assert sorted(record.fixture for record in records) == [0, 1]
+    for record in records:
+        faults = [fault for fault in record.faults if fault.bot == BAD]
+        assert [fault.kind for fault in faults] == ["startup"], faults
+        assert "would have to run it as root" in faults[0].detail and 'mode = "bwrap"' in faults[0].detail
+        assert all(action.ms is None for _, action in mine(record)), "no process of it played"
+    for bot in (BAD, OTHER):
+        for path in league.logs(bot):
+            assert ", uid 0," not in path.read_text(errors="replace"), path.read_text(errors="replace")
+    assert_no_process_left(staged.dir)
