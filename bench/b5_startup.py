@@ -80,7 +80,12 @@ def main() -> None:
     from referee.sandbox import bwrap_problem
 
     problem = bwrap_problem()
-    modes = ["none", "rlimits"] + (["bwrap"] if problem is None else [])
+    from referee.sandbox.command import python_paths
+    from referee.sandbox.launch import rlimits_problem
+
+    # a root referee whose Python other users cannot reach refuses the rlimits mode (docs/sandbox.md)
+    rlimits = [] if rlimits_problem(list(python_paths())) else ["rlimits"]
+    modes = ["none", *rlimits] + (["bwrap"] if problem is None else [])
     sample, instant = str(common.SAMPLE_BOT), str(common.INSTANT_BOT)
     variants: dict[str, Callable[[int, Path], float]] = {
         "import_grpc": lambda slot, tmp: spawn_to_exit(IMPORT_GRPC),
@@ -102,8 +107,9 @@ def main() -> None:
         Figure("import_stubs", "python -c \"import grpc + generated stubs\", spawn to exit (the baseline)", "ms", results["import_stubs"]),
         Figure("instant_none", "instant bot (grpc + stubs, no bot kit), plain: spawn to Hello", "ms", results["instant_none"]),
         Figure("sample_none", "Python sample bot, plain (mode none): spawn to Hello", "ms", results["sample_none"]),
-        Figure("sample_rlimits", "Python sample bot, rlimits: spawn to Hello", "ms", results["sample_rlimits"]),
     ]
+    if "sample_rlimits" in results:
+        figures.append(Figure("sample_rlimits", "Python sample bot, rlimits: spawn to Hello", "ms", results["sample_rlimits"]))
     if "sample_bwrap" in results:
         figures.append(Figure("sample_bwrap", "Python sample bot, bwrap: spawn to Hello", "ms", results["sample_bwrap"]))
         figures.append(Figure("bwrap_extra", "bwrap − plain", "ms", [a - b for a, b in zip(results["sample_bwrap"], results["sample_none"], strict=True)]))

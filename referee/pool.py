@@ -10,6 +10,7 @@ a bot given by address (remote) is one shared connection that we neither start n
 from __future__ import annotations
 
 import json
+import math
 import os
 import shlex
 from collections.abc import Mapping, Sequence
@@ -21,7 +22,7 @@ import trio
 from referee import PROTOCOL_VERSION, __version__
 from referee.errors import BotError
 from referee.records import FaultKind
-from referee.sandbox import BotProcess, SandboxSettings, launch
+from referee.sandbox import BotProcess, SandboxSettings, launch, stop
 from referee.sandbox.command import resolve_command
 from referee.timecontrol import TimeControl
 from referee.transport.client import BotClient, HelloError, HelloInfo, ProtocolMismatch, Reply
@@ -136,6 +137,22 @@ class StartFailure:
     ms: float | None = None
 
 
+def _interrupted() -> bool:
+    """Whether the calling trio task is being cancelled (Ctrl-C, the league stopping)."""
+    try:
+        return trio.current_effective_deadline() == -math.inf
+    except RuntimeError:  # not in trio
+        return False
+
+
+def _hello_request_json() -> str:
+    """The Hello request as JSON (the evidence of a ``startup`` or ``protocol`` fault)."""
+    return json.dumps(
+        {"protocol_major": PROTOCOL_VERSION[0], "protocol_minor": PROTOCOL_VERSION[1], "referee_version": __version__},
+        separators=(",", ":"),
+    )
+
+
 @dataclass
 class _BotSlots:
     entry: BotEntry
@@ -212,6 +229,9 @@ class BotPool:
         slots = self._bots[lease.name]
         if lease.process is None:
             return
+        if _interrupted():  # the league is being stopped: close() ends every process cleanly
+            lease.client.close()
+            return
         if crashed or lease.exit_detail() is not None:
             self._discard(lease)
             self._count_failure(slots)
@@ -221,9 +241,11 @@ class BotPool:
             slots.idle.append(lease)
 
     def close(self) -> None:
-        """Kill every process the pool started (idempotent)."""
+        """Stop every process the pool started (idempotent): SIGTERM, a short grace, then
+        SIGKILL (:func:`referee.sandbox.stop`)."""
         for lease in self._live:
-            self._discard(lease)
+            lease.client.close()
+        stop([lease.process for lease in self._live if lease.process is not None])
         self._live.clear()
 
     # --- internals ---------------------------------------------------------------
@@ -267,8 +289,14 @@ class BotPool:
         except BotError as error:
             self._count_failure(slots)
             return StartFailure("startup", str(error), answer="not started", ms=(trio.current_time() - started) * 1000)
-        client = BotClient(process.address, entry.name)
-        outcome = await self._hello(client, process, started)
+        address = await self._bound_address(process, started)
+        if isinstance(address, StartFailure):
+            process.kill()
+            self._count_failure(slots)
+            return address
+        client = BotClient(address, entry.name)
+        left_s = max(self._time.startup_ms / 1000 - (trio.current_time() - started), 0.001)
+        outcome = await self._hello(client, process, started, left_s)
         if isinstance(outcome, StartFailure):
             client.close()
             process.kill()
@@ -295,30 +323,52 @@ class BotPool:
 
         return replace(self._sandbox, ro_paths=tuple(self._sandbox.ro_paths) + entry.ro_paths)
 
-    async def _hello(self, client: BotClient, process: BotProcess | None, started: float) -> HelloInfo | StartFailure:
-        request = json.dumps(
-            {"protocol_major": PROTOCOL_VERSION[0], "protocol_minor": PROTOCOL_VERSION[1], "referee_version": __version__},
-            separators=(",", ":"),
-        )
+    async def _bound_address(self, process: BotProcess, started: float) -> str | StartFailure:
+        """The verified address of the socket the bot bound (docs/sandbox.md "The bot's
+        socket"), within ``startup_ms``; a StartFailure when the process ends first, the
+        time passes, or its socket path holds anything but its own socket."""
+        deadline = started + self._time.startup_ms / 1000
         try:
-            return await self._hello_or_exit(client, process)
+            while (address := process.find_address()) is None:
+                if process.exit_detail() is not None:
+                    raise HelloError(f"bot {process.name}: its process ended before answering Hello")
+                if trio.current_time() >= deadline:
+                    raise HelloError(
+                        f"bot {process.name}: no Hello reply within {self._time.startup_ms / 1000:g} s: "
+                        "it never served on $KWHIST_LISTEN"
+                    )
+                await trio.sleep(0.002)
+        except BotError as error:
+            return self._start_failure(error, process, started, _hello_request_json())
+        return address
+
+    def _start_failure(self, error: BotError, process: BotProcess | None, started: float, request: str = "") -> StartFailure:
+        """A ``startup`` fault for ``error``, with how the process ended and its stderr head."""
+        detail = str(error)
+        answer = error.answer if isinstance(error, HelloError) else ""
+        if process is not None:
+            exit_detail = process.exit_detail()
+            if exit_detail:
+                detail += f"; {exit_detail}"
+                answer = f"{answer}; {exit_detail}" if answer else exit_detail
+            head = process.stderr_head(500).strip()
+            if head:
+                detail += f"; stderr: {head}"
+            detail += f"; ran: {self._ran(process.name)}; log {process.log_path}"
+        return StartFailure("startup", detail, request, answer, (trio.current_time() - started) * 1000)
+
+    async def _hello(
+        self, client: BotClient, process: BotProcess | None, started: float, timeout_s: float | None = None
+    ) -> HelloInfo | StartFailure:
+        request = _hello_request_json()
+        try:
+            return await self._hello_or_exit(client, process, timeout_s)
         except ProtocolMismatch as error:
             return StartFailure("protocol", str(error), request, error.answer, (trio.current_time() - started) * 1000)
         except BotError as error:
-            detail = str(error)
-            answer = error.answer if isinstance(error, HelloError) else ""
-            if process is not None:
-                exit_detail = process.exit_detail()
-                if exit_detail:
-                    detail += f"; {exit_detail}"
-                    answer = f"{answer}; {exit_detail}" if answer else exit_detail
-                head = process.stderr_head(500).strip()
-                if head:
-                    detail += f"; stderr: {head}"
-                detail += f"; ran: {self._ran(client.name)}; log {process.log_path}"
-            return StartFailure("startup", detail, request, answer, (trio.current_time() - started) * 1000)
+            return self._start_failure(error, process, started, request)
 
-    async def _hello_or_exit(self, client: BotClient, process: BotProcess | None) -> HelloInfo:
+    async def _hello_or_exit(self, client: BotClient, process: BotProcess | None, timeout_s: float | None = None) -> HelloInfo:
         """Hello within ``startup_ms``; a process that ends first fails at once (raises
         HelloError) instead of after the whole ``startup_ms``.
 
@@ -330,7 +380,7 @@ class BotPool:
         attempt = 1
         while True:
             try:
-                return await self._hello_once(client, process)
+                return await self._hello_once(client, process, timeout_s)
             except HelloError as error:
                 lives = process is not None and process.exit_detail() is None
                 limit = HELLO_ATTEMPTS_LOADED if _overloaded() else HELLO_ATTEMPTS
@@ -340,12 +390,12 @@ class BotPool:
                     raise
                 attempt += 1
 
-    async def _hello_once(self, client: BotClient, process: BotProcess | None) -> HelloInfo:
+    async def _hello_once(self, client: BotClient, process: BotProcess | None, timeout_s: float | None = None) -> HelloInfo:
         outcome: list[HelloInfo | BotError] = []
 
         async def hello(scope: trio.CancelScope) -> None:
             try:
-                outcome.append(await client.hello(self._time.startup_ms / 1000))
+                outcome.append(await client.hello(timeout_s if timeout_s is not None else self._time.startup_ms / 1000))
             except BotError as error:
                 outcome.append(error)
             scope.cancel()

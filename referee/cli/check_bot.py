@@ -17,6 +17,7 @@ from referee.config import rules_from_options
 from referee.errors import ConfigError
 from referee.pool import BotEntry
 from referee.report.console import make_console
+from referee.report.safe_text import safe_markup
 from referee.sandbox import SandboxSettings, resolve_mode
 from referee.timecontrol import TimeControl
 
@@ -110,9 +111,9 @@ def run(args: argparse.Namespace) -> int:
 def print_result(console: Console, result: CheckResult) -> None:
     """One line per check (green PASS, red FAIL, yellow SKIP); a failure adds what the bot
     was asked, what it answered and what a legal answer would have been."""
-    console.print(f"{MARKS[result.status]}  {escape(result.title)} — {escape(result.summary)}", soft_wrap=True)
+    console.print(f"{MARKS[result.status]}  {escape(result.title)} — {safe_markup(result.summary)}", soft_wrap=True)
     if result.status != "fail":
         return
     for label, text in (("asked", result.asked), ("answered", result.answered), ("expected", result.expected)):
         if text:
-            console.print(f"      [dim]{label}:[/] {escape(text)}", soft_wrap=True)
+            console.print(f"      [dim]{label}:[/] {safe_markup(text)}", soft_wrap=True)

@@ -120,6 +120,7 @@ class SandboxModel(Section):
     open_files: int = _int(256, 16)
     file_size_mb: int = _int(64, 1)
     tmp_mb: int = _int(16, 1)
+    home_mb: int = _int(64, 1)
     output_kb: int = _int(64, 1)
     ro_paths: list[str] = Field(default_factory=list, description="a list of paths")
 

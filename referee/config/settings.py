@@ -56,6 +56,7 @@ class SandboxSection:
     open_files: int = 256
     file_size_mb: int = 64
     tmp_mb: int = 16
+    home_mb: int = 64
     output_kb: int = 64
     ro_paths: tuple[str, ...] = ()
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import re
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
@@ -22,18 +21,18 @@ from rich.text import Text
 
 from referee.checkbot.describe import describe_request, legal_answers
 from referee.records import FAULT_KINDS
+from referee.report.safe_text import safe_text
 from referee.store import StoredFault
 
 KIND_STYLE = {"timeout": "yellow", "illegal": "red", "malformed": "magenta", "crash": "bold red", "startup": "bold red", "protocol": "bold red"}
 CSV_FIELDS = ("game_id", "bot", "seat", "kind", "decision", "ms", "detail", "answer", "request")
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 def plain(text: str) -> str:
-    """Bot-supplied text made safe to print on one line: control characters removed,
-    newlines and tabs turned into spaces (rich markup is never interpreted: print it as a
-    :class:`rich.text.Text`)."""
-    return _CONTROL.sub("", text.replace("\r\n", " ").replace("\n", " ").replace("\t", " "))
+    """Bot-supplied text made safe to print on one line: newlines and tabs turned into
+    spaces, other control characters shown inert (:func:`referee.report.safe_text.safe_text`);
+    rich markup is never interpreted: print it as a :class:`rich.text.Text`."""
+    return safe_text(text.replace("\r\n", " ").replace("\n", " ").replace("\t", " "))
 
 
 def fault_counts(faults: Sequence[StoredFault]) -> str:

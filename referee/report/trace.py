@@ -11,6 +11,7 @@ from rich.text import Text
 
 from referee.cards import parse_card, parse_suit
 from referee.records import FaultRecord, GameRecord
+from referee.report.safe_text import safe_text
 
 SUIT_STYLE = {"S": "bold", "C": "bold", "H": "bold red", "D": "bold red"}
 
@@ -51,7 +52,7 @@ def print_trace(console: Console, record: GameRecord) -> None:
 
 
 def _print_fault(console: Console, fault: FaultRecord, where: str) -> None:
-    console.print(Text(f"  fault: {fault.bot} (seat {fault.seat}) {fault.kind} {where}: {fault.detail}", style="red"))
+    console.print(Text(f"  fault: {fault.bot} (seat {fault.seat}) {fault.kind} {where}: {safe_text(fault.detail)}", style="red"))
 
 
 def _print_round(console: Console, record: GameRecord, summary: dict[str, Any], first: int) -> int:

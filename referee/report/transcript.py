@@ -18,6 +18,7 @@ from rich.text import Text
 
 from referee.cards import Card
 from referee.records import GameRecord
+from referee.report.safe_text import safe_text
 from referee.report.seat_requests import SentRequest
 from referee.report.trace import SUIT_STYLE, card_text, seat_label
 from referee.views import (
@@ -79,9 +80,9 @@ def _print_request(console: Console, record: GameRecord, number: int, total: int
     _field(console, "answer", _answer_text(request, trump))
     fault = request.fault
     if fault is not None:
-        text = Text(f"{fault.kind}: {fault.detail}", style="bold red")
+        text = Text(f"{fault.kind}: {safe_text(fault.detail)}", style="bold red")
         if fault.answer:
-            text.append(f"  (the bot answered: {fault.answer})", style="red")
+            text.append(f"  (the bot answered: {safe_text(fault.answer)})", style="red")
         _field(console, "fault", text)
     if request.evidence_matches is False:
         _field(console, "warning", Text("the request recorded with the fault differs from this rebuilt one", style="bold yellow"))

@@ -8,12 +8,13 @@ no isolation) and ``none`` (debugging). :func:`resolve_mode` tells which one run
 
 from referee.sandbox.launch import launch
 from referee.sandbox.modes import NONE_WARNING, RLIMITS_WARNING, bwrap_problem, resolve_mode
-from referee.sandbox.process import BotProcess, kill_all, live_processes
+from referee.sandbox.process import TERM_GRACE_S, BotProcess, kill_all, live_processes, stop
 from referee.sandbox.settings import SandboxSettings
 
 __all__ = [
     "NONE_WARNING",
     "RLIMITS_WARNING",
+    "TERM_GRACE_S",
     "BotProcess",
     "SandboxSettings",
     "bwrap_problem",
@@ -21,4 +22,5 @@ __all__ = [
     "launch",
     "live_processes",
     "resolve_mode",
+    "stop",
 ]

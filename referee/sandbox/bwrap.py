@@ -3,8 +3,8 @@
 Inside the sandbox: no network, a fresh PID namespace and ``/proc``, private IPC and UTS,
 ``/usr`` and the runtime's paths read-only at their real paths, ``/etc`` holding only what the
 dynamic loader and TLS need, a tmpfs ``/tmp`` of ``tmp_mb`` MiB, the bot's directory
-read-only at its real path (the working directory), and its private directory writable at
-``/bot`` (``HOME``; the socket is ``/bot/bot.sock``). The environment is cleared. A root
+read-only at its real path (the working directory), and a tmpfs home of ``home_mb`` MiB at
+``/bot`` (``HOME``; the socket is ``/bot/bot.sock``), nothing of which is on the host. The environment is cleared. A root
 referee drops the bot to a uid/gid of its own with ``setpriv`` ("Root is a trap"); a
 non-root referee runs bwrap in a user namespace with further namespaces disabled.
 """
@@ -143,17 +143,21 @@ def bwrap_argv(
     settings: SandboxSettings,
     env: Mapping[str, str],
     uid: int | None,
+    seccomp_fd: int | None = None,
 ) -> list[str]:
     """The full ``bwrap`` argv running ``resolved`` for one bot process.
 
     ``uid``: drop to this uid with setpriv (root referee); None runs bwrap in a user namespace.
-    ``env`` is the bot's whole environment. Raises ConfigError for a missing ``ro_paths`` entry.
+    ``env`` is the bot's whole environment. ``seccomp_fd``: the descriptor (kept open
+    across the start) from which bwrap reads the seccomp filter (:mod:`referee.sandbox.seccomp`). Raises ConfigError for a missing ``ro_paths`` entry.
     The mounts are resolved once per (settings, runtime paths, bot directory) and reused for
     the referee's life: a path changed later (a symlink re-pointed, an ``ro_paths`` entry
     removed) is seen only by a new referee, or fails the bot's start in bwrap.
     """
     args = list(mount_args(resolved.runtime, resolved.runtime_paths, bot_dir, settings, uid is not None))
-    args += ["--bind", str(private.host), str(private.inside)]
+    args += ["--perms", "1777", "--size", str(settings.home_mb * MiB), "--tmpfs", str(private.inside)]
+    if seccomp_fd is not None:
+        args += ["--seccomp", str(seccomp_fd)]
     args += ["--chdir", str(bot_dir), "--clearenv"]
     for key, value in env.items():
         args += ["--setenv", key, value]

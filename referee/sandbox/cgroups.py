@@ -5,8 +5,12 @@ our own cgroup can delegate those controllers; else cgroup v1 hierarchies one by
 (memory + memsw, pids, cpu, freezer). Anything not writable is skipped: the rlimits set by
 :mod:`referee.sandbox.limits` remain the backstop.
 
-Layout: ``<our cgroup>/kwhist-<referee pid>/<leaf>`` in each hierarchy, one leaf per bot
-process. The bot's process joins its leaves itself before it runs any of the bot's code, so
+Layout: ``<our cgroup>/kwhist-<referee pid>-<random token>/<leaf>`` in each hierarchy, one
+leaf per bot process. The referee holds an exclusive ``flock(2)`` on each of its groups for
+its life; a group whose lock can be taken belongs to a referee that is gone (the kernel
+dropped its lock), and only such a group is removed as stale: no pid is trusted, so two
+referees in different PID namespaces never remove each other's groups. A controller that
+cannot be applied is named by :func:`warning` (printed at start) and in each bot's log. The bot's process joins its leaves itself before it runs any of the bot's code, so
 no fork escapes the limits: the start wrapper's shell writes ``0`` to each
 :meth:`Cgroup.join_files` (:mod:`referee.sandbox.wrapper`), or, where there is no wrapper,
 the forked child writes ``0`` to ``cgroup.procs`` descriptors opened here
@@ -16,8 +20,11 @@ the forked child writes ``0`` to ``cgroup.procs`` descriptors opened here
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import functools
 import os
+import re
+import secrets
 import signal
 import time
 from collections.abc import Iterator
@@ -33,10 +40,17 @@ CPU_PERIOD_US = 100_000
 
 @dataclass(frozen=True)
 class Hierarchy:
-    """Where our bot cgroups go: v2 -> {"v2": base}; v1 -> {controller: base}."""
+    """Where our bot cgroups go: v2 -> {"v2": base}; v1 -> {controller: base}.
+    ``missing``: the controllers wanted but not available or not writable here."""
 
     version: int
     bases: dict[str, Path]
+    missing: tuple[str, ...] = ()
+
+
+STALE_NAME = re.compile(r"kwhist-\d+-[0-9a-f]{8}")
+_token = f"{os.getpid()}-{secrets.token_hex(4)}"
+_held: dict[Path, int] = {}  # our groups -> the descriptor holding each one's lock
 
 
 def _read(path: Path) -> str:
@@ -94,21 +108,68 @@ def _under(mount_point: str, mount_root: str, own: str) -> Path | None:
 
 
 def _group_name() -> str:
-    return f"kwhist-{os.getpid()}"
+    return f"kwhist-{_token}"
+
+
+def _lock(path: Path) -> int | None:
+    """A descriptor holding the exclusive lock of the directory ``path``, or None when
+    another process holds it (or it is gone)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        return None
+    return fd
+
+
+def _make_group(base: Path) -> Path:
+    """Make our group under ``base`` and hold its lock (for the referee's life). Raises
+    OSError where it cannot be made or held."""
+    group = base / _group_name()
+    if group in _held:
+        return group
+    group.mkdir(exist_ok=True)
+    fd = _lock(group)
+    if fd is None:
+        raise OSError(f"cannot lock {group}")
+    if os.fstat(fd).st_ino != group.stat().st_ino:  # removed as stale before we locked it
+        os.close(fd)
+        raise OSError(f"{group} was removed")
+    _held[group] = fd
+    return group
 
 
 def _clean_stale(base: Path) -> None:
-    """Remove the empty groups left by a referee that was killed (its pid no longer runs)."""
+    """Remove the groups left by referees that are gone (nobody holds their lock), killing
+    any process still in them (a bot that outlived its killed referee)."""
     for group in base.glob("kwhist-*"):
-        pid = group.name.removeprefix("kwhist-")
-        if not pid.isdigit() or Path(f"/proc/{pid}").exists():
-            continue
-        for leaf in group.iterdir():
-            if leaf.is_dir():
-                with contextlib.suppress(OSError):
-                    leaf.rmdir()
-        with contextlib.suppress(OSError):
-            group.rmdir()
+        if group in _held or not STALE_NAME.fullmatch(group.name):
+            continue  # ours, or not of this kind (an older referee's: left alone)
+        fd = _lock(group)
+        if fd is None:
+            continue  # a live referee holds it
+        try:
+            for leaf in group.iterdir():
+                if leaf.is_dir():
+                    for pid in _read(leaf / "cgroup.procs").split():
+                        with contextlib.suppress(OSError, ValueError):
+                            os.kill(int(pid), signal.SIGKILL)
+                    for _ in range(50):
+                        try:
+                            leaf.rmdir()
+                            break
+                        except OSError:
+                            time.sleep(0.01)
+            with contextlib.suppress(OSError):
+                group.rmdir()
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
 
 
 def _try_v2() -> Hierarchy | None:
@@ -130,17 +191,15 @@ def _try_v2() -> Hierarchy | None:
             base / "cgroup.subtree_control", " ".join(f"+{c}" for c in wanted if c not in enabled)
         ):
             continue  # our own cgroup holds processes: it cannot delegate (no internal processes)
-        group = base / _group_name()
         try:
             _clean_stale(base)
-            group.mkdir(exist_ok=True)
+            group = _make_group(base)
         except OSError:
             continue
         if not _write(group / "cgroup.subtree_control", " ".join(f"+{c}" for c in wanted)):
-            with contextlib.suppress(OSError):
-                group.rmdir()
+            _release(group)
             continue
-        return Hierarchy(2, {"v2": group})
+        return Hierarchy(2, {"v2": group}, tuple(c for c in V2_CONTROLLERS if c not in wanted))
     return None
 
 
@@ -156,14 +215,12 @@ def _try_v1() -> Hierarchy | None:
             base = _under(point, root, own[controller])
             if base is None:
                 continue
-            group = base / _group_name()
             try:
                 _clean_stale(base)
-                group.mkdir(exist_ok=True)
+                bases[controller] = _make_group(base)
             except OSError:
                 continue
-            bases[controller] = group
-    return Hierarchy(1, bases) if bases else None
+    return Hierarchy(1, bases, tuple(c for c in V1_CONTROLLERS if c not in bases)) if bases else None
 
 
 enabled = True  # tests set it False to exercise the rlimits-only path
@@ -179,6 +236,33 @@ def _probe() -> Hierarchy | None:
 def hierarchy() -> Hierarchy | None:
     """The writable cgroup hierarchy of this host, probed once; None where there is none."""
     return _probe() if enabled else None
+
+
+def _release(group: Path) -> None:
+    """Remove our (empty) group and drop its lock."""
+    with contextlib.suppress(OSError):
+        group.rmdir()
+    fd = _held.pop(group, None)
+    if fd is not None:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+
+
+NO_CGROUP_WARNING = (
+    "sandbox: no writable cgroup here: memory is bounded by RLIMIT_AS, processes by RLIMIT_NPROC, "
+    "and there is no CPU share"
+)
+
+
+def warning() -> str | None:
+    """One line naming what cannot be applied here (no cgroup at all, or the controllers
+    missing), for the start of a league; None when every controller applies."""
+    found = hierarchy()
+    if found is None:
+        return NO_CGROUP_WARNING if enabled and Path("/proc/self/cgroup").exists() else None
+    if found.missing:
+        return f"sandbox: cgroup controllers not available here: {', '.join(found.missing)} (the rlimits stand in)"
+    return None
 
 
 def clean_stale_groups() -> None:
@@ -198,8 +282,7 @@ def remove_groups() -> None:
     if found is None:
         return
     for group in found.bases.values():
-        with contextlib.suppress(OSError):
-            group.rmdir()
+        _release(group)
         with contextlib.suppress(OSError):
             _clean_stale(group.parent)
     _probe.cache_clear()
@@ -212,6 +295,7 @@ class Cgroup:
     version: int
     leaves: dict[str, Path] = field(default_factory=dict)
     memory_bytes: int = 0
+    missing: list[str] = field(default_factory=list)  # controllers that could not be applied
 
     @classmethod
     def create(cls, leaf: str, settings: SandboxSettings) -> Cgroup | None:
@@ -219,7 +303,7 @@ class Cgroup:
         found = hierarchy()
         if found is None:
             return None
-        cgroup = cls(found.version, memory_bytes=settings.memory_mb * MiB)
+        cgroup = cls(found.version, memory_bytes=settings.memory_mb * MiB, missing=list(found.missing))
         for controller, group in found.bases.items():
             path = group / leaf
             try:
@@ -227,10 +311,12 @@ class Cgroup:
             except FileExistsError:
                 pass
             except OSError:
+                cgroup.missing.append(controller)
                 continue
             if cgroup._configure(controller, path, settings):
                 cgroup.leaves[controller] = path
             else:
+                cgroup.missing.append(controller)
                 with contextlib.suppress(OSError):
                     path.rmdir()
         return cgroup if cgroup.leaves else None

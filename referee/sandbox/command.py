@@ -1,8 +1,11 @@
 """Turn a bot's command into an executable path, and tell which runtime paths it needs.
 
-``python``/``python3`` -> the referee's own interpreter (``sys.executable``), so a bot can use
-the installed ``referee.botkit``; ``node`` -> ``node`` on the referee's PATH; anything else ->
-a path relative to the bot's directory, an absolute path, or a name on the referee's PATH.
+A bare ``python``/``python3`` -> the referee's own interpreter (``sys.executable``, with the
+packages of the referee's environment: grpc and ``referee.botkit``); ``node`` -> ``node`` on
+the referee's PATH; anything else -> a path relative to the bot's directory, an absolute
+path, or a name on the referee's PATH. A path is run as given, never replaced by what it
+points to: ``/path/venv/bin/python`` runs that virtualenv (with its own packages), and under
+bubblewrap both the virtualenv and the installation it points into are mounted.
 """
 
 from __future__ import annotations
@@ -59,6 +62,12 @@ def _install_dir(executable: Path) -> Path:
     return real.parent.parent if real.parent.name == "bin" else real.parent
 
 
+def _given_install_dir(executable: Path) -> Path:
+    """The installation an executable's path names, links not followed: ``<venv>`` for
+    ``<venv>/bin/python``, else its directory."""
+    return executable.parent.parent if executable.parent.name == "bin" else executable.parent
+
+
 def _runtime(executable: Path) -> Runtime:
     name = executable.name
     if name.startswith("node"):
@@ -100,6 +109,7 @@ def resolve_command(command: Sequence[str], *, name: str, bot_dir: Path) -> Reso
     paths: tuple[Path, ...] = ()
     if Path(os.path.realpath(found)) == Path(os.path.realpath(sys.executable)):
         runtime, paths = "python", python_paths()
-    elif not _under(found, bot_dir) and not _under(Path(os.path.realpath(found)), SYSTEM_PREFIX):
-        paths = (_install_dir(found),)
+    if not _under(found, bot_dir) and not _under(Path(os.path.realpath(found)), SYSTEM_PREFIX):
+        given = _given_install_dir(found)
+        paths = tuple(dict.fromkeys([*paths, _install_dir(found), *([given] if not _under(given, SYSTEM_PREFIX) else [])]))
     return ResolvedCommand((str(found), *rest), runtime, paths)

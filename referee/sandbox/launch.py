@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from referee.errors import BotError
-from referee.sandbox import bwrap, limits, uids, wrapper
+from referee.sandbox import bwrap, limits, seccomp, uids, wrapper
 from referee.sandbox.cgroups import Cgroup
 from referee.sandbox.command import ResolvedCommand, resolve_command
 from referee.sandbox.modes import resolve_mode
@@ -21,7 +21,7 @@ from referee.sandbox.process import BotProcess, kill_all, register, slot_holder
 from referee.sandbox.settings import KiB, SandboxSettings
 from referee.sandbox.spawner import run_in_spawner
 from referee.sandbox.uids import UidClaim
-from referee.sandbox.workdir import PrivateDir, make_private_dir, reachable_by_others, safe_stem
+from referee.sandbox.workdir import PrivateDir, make_private_dir, reachable_by_others, safe_stem, tmpfs_home
 
 PATH_INSIDE = "/usr/local/bin:/usr/bin:/bin"
 _atexit_registered = False
@@ -47,10 +47,11 @@ def launch(
     ``command[0]``: ``python``/``python3`` (the referee's own interpreter), ``node``, or a path
     relative to ``bot_dir`` (else absolute, else a name on PATH). ``bot_dir``: the bot's files
     and its working directory (read-only at its real path under bwrap). ``run_dir``: holds the
-    log ``<name>-<slot>.log`` (appended to, kept) and the fresh private writable directory
-    ``<name>-<slot>/`` (the bot's ``HOME``, mounted at ``/bot`` under bwrap; removed by
-    :meth:`BotProcess.kill`). The bot finds where to serve in ``KWHIST_LISTEN``
-    (``unix:<socket path as it sees it>``); ``env`` adds variables to its environment.
+    log ``<name>-<slot>.log`` (of this run: an earlier run's is moved to ``.log.previous``; kept) and, outside bwrap, the fresh private writable
+    directory ``<name>-<slot>/`` (the bot's ``HOME``; removed by :meth:`BotProcess.kill`;
+    under bwrap the home is a tmpfs at ``/bot``). The bot finds where to serve in
+    ``KWHIST_LISTEN`` (``unix:<socket path as it sees it>``); the referee dials it only
+    through :meth:`BotProcess.find_address`. ``env`` adds variables to its environment.
 
     Raises BotError (one line naming the bot and the command) when the command or directory
     cannot be found or the process cannot start; SandboxError when ``mode = "bwrap"`` cannot
@@ -82,7 +83,7 @@ def launch(
             log = OutputLog(run_dir / f"{stem}.log", settings.output_kb * KiB)
         except OSError as error:
             raise BotError(f"bot {name!r}: cannot write its log in {run_dir}: {error}") from error
-        private = make_private_dir(run_dir, stem, slot, uid=uid, mounted=mode == "bwrap")
+        private = tmpfs_home() if mode == "bwrap" else make_private_dir(run_dir, stem, slot, uid=uid)
         cgroup = Cgroup.create(stem, settings) if mode != "none" else None
         popen = _start(mode, resolved, name, bot_dir, private, cgroup, uid, settings, env, log)
     except BaseException as error:
@@ -130,19 +131,36 @@ def _effective_mode(settings: SandboxSettings) -> str:
 
 def _slot_uid(mode: str, name: str, bot_dir: Path, resolved: ResolvedCommand) -> UidClaim | None:
     """The unprivileged uid a root referee runs the bot as ("Root is a trap"), held until the
-    bot is reaped (:mod:`referee.sandbox.uids`); None to keep ours. In rlimits mode only where
-    the bot's files and runtime are reachable by another user (there are no private mounts to
-    make them so)."""
+    bot is reaped (:mod:`referee.sandbox.uids`); None to keep ours (a non-root referee, or
+    mode none). A bot never runs as root in the rlimits mode: where its files or runtime
+    cannot be reached by another user (there are no private mounts to make them so), raises
+    BotError saying how to fix it (:func:`rlimits_problem`)."""
     if os.geteuid() != 0 or mode == "none":
         return None
     if mode == "rlimits":
-        needed = [bot_dir, Path(resolved.argv[0]).parent, *resolved.runtime_paths]
-        if not all(reachable_by_others(p) for p in needed):
-            return None
+        problem = rlimits_problem([bot_dir, Path(resolved.argv[0]).parent, *resolved.runtime_paths])
+        if problem is not None:
+            raise BotError(f"bot {name!r}: {problem}")
     held = uids.claim()
     if held is None:
         raise BotError(f"bot {name!r}: all {len(bwrap.SLOT_UIDS)} sandbox uids are in use by live bot processes")
     return held
+
+
+def rlimits_problem(paths: Sequence[Path]) -> str | None:
+    """Why a root referee cannot run a bot needing ``paths`` in the rlimits mode without
+    running it as root (one of them is not reachable by other users), with the fix; None
+    when it can (or the referee is not root)."""
+    if os.geteuid() != 0:
+        return None
+    for path in paths:
+        if not reachable_by_others(path):
+            return (
+                f"the rlimits mode would have to run it as root: {path} cannot be reached by other users; "
+                f'use [sandbox] mode = "bwrap", or install its runtime and files where other users can '
+                f"reach them (every directory above them o+x)"
+            )
+    return None
 
 
 def _bot_env(
@@ -197,8 +215,16 @@ def _start(
     memory_bounded = cgroup is not None and cgroup.limits_memory
     rlimit_as = mode != "none" and not memory_bounded and resolved.runtime in ("python", "other")
     env = _bot_env(mode, private, resolved, extra_env, rlimit_as)
+    filter_fd = seccomp.program_fd() if mode == "bwrap" else None
     if mode == "bwrap":
-        argv = bwrap.bwrap_argv(resolved, bot_dir=bot_dir, private=private, settings=settings, env=env, uid=uid)
+        try:
+            argv = bwrap.bwrap_argv(
+                resolved, bot_dir=bot_dir, private=private, settings=settings, env=env, uid=uid, seccomp_fd=filter_fd
+            )
+        except BaseException:
+            if filter_fd is not None:
+                os.close(filter_fd)
+            raise
     else:
         argv = list(resolved.argv)
     nproc = _nproc(mode, uid, cgroup, settings)
@@ -207,12 +233,16 @@ def _start(
     cgroup_shown = ",".join(sorted(cgroup.leaves)) if cgroup else "none"
     log.note(
         f"{time.strftime('%Y-%m-%d %H:%M:%S')} start {name}: {' '.join(resolved.argv)} "
-        f"(mode {mode}, uid {shown_uid}, cgroup {cgroup_shown}, RLIMIT_AS {'on' if rlimit_as else 'off'})"
+        f"(mode {mode}, uid {shown_uid}, cgroup {cgroup_shown}, RLIMIT_AS {'on' if rlimit_as else 'off'}"
+        f"{', seccomp ' + ('on' if filter_fd is not None else 'off') if mode == 'bwrap' else ''})"
     )
+    if cgroup is not None and cgroup.missing:
+        log.note(f"warning: cgroup controllers not applied: {', '.join(cgroup.missing)} (the rlimits stand in)")
     drop = uid if mode != "bwrap" else None  # under bwrap, setpriv drops it inside
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
     cgroup_fds: list[int] = []
+    passed = (filter_fd,) if filter_fd is not None else ()
     try:
         if wrapper.available():
             wrapped = wrapper.wrapped_argv(
@@ -223,17 +253,17 @@ def _start(
                 drop_args=bwrap.setpriv_args(drop)[1:-1] if drop is not None else (),  # its options only
                 keep_pwd="PWD" in env,
             )
-            spawn = _spawn(wrapped, bot_dir, env, out_w, err_w)
+            spawn = _spawn(wrapped, bot_dir, env, out_w, err_w, pass_fds=passed)
         else:
             cgroup_fds = cgroup.open_procs() if cgroup is not None else []
-            spawn = _forking_spawn(argv, bot_dir, env, out_w, err_w, rlimits, cgroup_fds, mode, drop)
+            spawn = _forking_spawn(argv, bot_dir, env, out_w, err_w, rlimits, cgroup_fds, mode, drop, passed)
         popen = run_in_spawner(spawn)
     except BaseException:
         os.close(out_r)
         os.close(err_r)
         raise
     finally:
-        for fd in (out_w, err_w, *cgroup_fds):
+        for fd in (out_w, err_w, *cgroup_fds, *passed):
             os.close(fd)
     log.start(out_r, err_r)
     return popen
@@ -272,6 +302,7 @@ def _forking_spawn(
     cgroup_fds: list[int],
     mode: str,
     drop: int | None,
+    passed: tuple[int, ...] = (),
 ) -> Callable[[], subprocess.Popen[bytes]]:
     """Where there is no wrapper (:func:`referee.sandbox.wrapper.available`): a
     ``preexec_fn`` joins the cgroups, sets the rlimits and the death signal in the forked
@@ -279,5 +310,5 @@ def _forking_spawn(
     preexec = limits.make_preexec(rlimits, cgroup_fds, die_with_parent=mode != "bwrap")
     return _spawn(
         argv, bot_dir, env, out_w, err_w,
-        preexec_fn=preexec, user=drop, group=drop, extra_groups=[] if drop is not None else None,
+        preexec_fn=preexec, user=drop, group=drop, extra_groups=[] if drop is not None else None, pass_fds=passed,
     )  # fmt: skip

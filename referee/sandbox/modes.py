@@ -9,10 +9,13 @@ import subprocess
 import sys
 
 from referee.errors import SandboxError
-from referee.sandbox import bwrap
+from referee.sandbox import bwrap, cgroups, seccomp
 from referee.sandbox.settings import SandboxSettings
 
-RLIMITS_WARNING = "sandbox: rlimits only — bots can reach the network and read your files"
+RLIMITS_WARNING = (
+    "sandbox: rlimits only — bots can reach the network, read your files, share the host's /tmp "
+    "(not size-limited), fill their home without a total limit, and leave daemons that may outlive them"
+)
 NONE_WARNING = "sandbox: none — bots are not contained: no limits, and they can reach the network and read your files"
 PROBE_TIMEOUT_S = 10.0
 
@@ -52,16 +55,22 @@ def resolve_mode(settings: SandboxSettings) -> tuple[str, str | None]:
     """The effective mode for ``settings.mode`` on this host and a one-line warning (or None).
 
     ``auto`` -> ``bwrap`` where bubblewrap can run, else ``rlimits`` with
-    :data:`RLIMITS_WARNING` (and why). ``bwrap`` where it cannot run -> SandboxError saying
+    :data:`RLIMITS_WARNING` (and why). A further line names what cannot be applied here: no
+    seccomp filter (bwrap), cgroup controllers missing (:func:`referee.sandbox.cgroups.warning`). ``bwrap`` where it cannot run -> SandboxError saying
     how to fix it. ``rlimits`` -> :data:`RLIMITS_WARNING`; ``none`` -> :data:`NONE_WARNING`.
     """
     if settings.mode == "none":
         return "none", NONE_WARNING
     if settings.mode == "rlimits":
-        return "rlimits", RLIMITS_WARNING
+        return "rlimits", _joined(RLIMITS_WARNING, cgroups.warning())
     problem = bwrap_problem()
     if problem is None:
-        return "bwrap", None
+        return "bwrap", _joined(None if seccomp.program() is not None else seccomp.MISSING_WARNING, cgroups.warning())
     if settings.mode == "bwrap":
         raise SandboxError(f'sandbox: mode = "bwrap" but {problem}; or choose [sandbox] mode = "rlimits"')
-    return "rlimits", f"{RLIMITS_WARNING} ({problem})"
+    return "rlimits", _joined(f"{RLIMITS_WARNING} ({problem})", cgroups.warning())
+
+
+def _joined(*lines: str | None) -> str | None:
+    kept = [line for line in lines if line]
+    return "\n".join(kept) if kept else None

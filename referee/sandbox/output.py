@@ -58,8 +58,13 @@ class StreamCapture:
             return data[-max_bytes:].decode(errors="replace")
 
 
+PREVIOUS_SUFFIX = ".previous"
+
+
 class OutputLog:
-    """Drains a bot's stdout and stderr pipes into ``log_path``.
+    """Drains a bot's stdout and stderr pipes into ``log_path``, a log of this run only: a
+    log of the same name left by an earlier run is moved to ``<log_path>.previous`` (one
+    earlier run is kept), so that an old panic never heads the log of a fixed bot.
 
     ``start(stdout_fd, stderr_fd)`` takes ownership of both pipe ends (read side) and closes
     them; ``finish(wait_s)`` waits up to ``wait_s`` s for both streams to end (then stops
@@ -71,7 +76,9 @@ class OutputLog:
         self.path = log_path
         self.stdout = StreamCapture("stdout", cap_bytes)
         self.stderr = StreamCapture("stderr", cap_bytes)
-        self._file: BinaryIO | None = open(log_path, "ab", buffering=0)
+        if log_path.exists():
+            os.replace(log_path, log_path.with_name(log_path.name + PREVIOUS_SUFFIX))
+        self._file: BinaryIO | None = open(log_path, "xb", buffering=0)
         os.chmod(log_path, 0o600)
         self._write_lock = threading.Lock()
         self._stop = threading.Event()

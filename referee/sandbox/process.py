@@ -8,16 +8,23 @@ import signal
 import subprocess
 import sys
 import threading
+import time
+from collections.abc import Iterable
+from pathlib import Path
 
+from referee.errors import BotError
 from referee.sandbox import cgroups, reap
+from referee.sandbox.botsocket import address_of, open_socket, sandbox_home_fd
 from referee.sandbox.cgroups import Cgroup
 from referee.sandbox.detail import describe_exit
 from referee.sandbox.output import OutputLog
 from referee.sandbox.settings import SandboxSettings
 from referee.sandbox.uids import UidClaim
-from referee.sandbox.workdir import PrivateDir, short_root
+from referee.sandbox.workdir import SOCKET_NAME, PrivateDir, short_root
 
 KILL_WAIT_S = 5.0
+TERM_GRACE_S = 1.0  # at the end of a league and on Ctrl-C: SIGTERM, this long, then SIGKILL
+SOCKET_POLL_S = 0.002  # how often wait_address looks for the bot's socket, s
 
 _registry: dict[int, BotProcess] = {}
 _registry_lock = threading.RLock()  # re-entrant: kill_all may run in a signal handler
@@ -26,8 +33,9 @@ _registry_lock = threading.RLock()  # re-entrant: kill_all may run in a signal h
 class BotProcess:
     """One running bot process (and every process it starts).
 
-    ``address``: what the referee dials (``unix:/abs/host/path/bot.sock``). ``pid``: the
-    process we started (under bwrap, the outer ``bwrap``). ``uid``: the uid the bot runs as.
+    ``address`` / :meth:`find_address`: what the referee dials, once the bot's socket is
+    verified (:mod:`referee.sandbox.botsocket`). ``pid``: the process we started (under
+    bwrap, the outer ``bwrap``). ``uid``: the uid the bot runs as (on the host).
     ``log_path``: its capped log, kept after :meth:`kill`. ``mode``: the effective sandbox mode.
     Built by :func:`referee.sandbox.launch` (``uid``: the slot uid it holds for the bot, if any).
     Call :meth:`kill` when done with it, also after it exited on its own: that reaps its whole
@@ -50,7 +58,6 @@ class BotProcess:
         self.name = name
         self.slot = slot
         self.mode = mode
-        self.address = f"unix:{private.socket_host}"
         self.pid = popen.pid
         self.uid = uid.uid if uid is not None else os.geteuid()
         self.log_path = log.path
@@ -67,6 +74,56 @@ class BotProcess:
         self._done = False
         self._detail: str | None = None
         self._waited = False
+        self._socket_fd: int | None = None
+        self._sandbox_home: int | None = None
+
+    def find_address(self) -> str | None:
+        """The address to dial (``unix:/proc/self/fd/N``, valid while this process is not
+        killed) once the bot has bound its socket, None until then. Raises
+        :class:`~referee.sandbox.botsocket.SocketRefused` (a BotError) when its socket path
+        holds a link, a file, or a socket of another uid; BotError once it was killed."""
+        with self._lock:
+            if self._socket_fd is not None:
+                return address_of(self._socket_fd)
+            if self._kill_started:
+                raise BotError(f"bot {self.name}: its process was stopped")
+            home = self._private.home_fd
+            if home is None:
+                if self._sandbox_home is None:
+                    self._sandbox_home = sandbox_home_fd(self.pid, self._private.inside)
+                home = self._sandbox_home
+            if home is None:
+                return None
+            fd = open_socket(home, SOCKET_NAME, self.uid, who=f"bot {self.name}")
+            if fd is None:
+                return None
+            self._socket_fd = fd
+            return address_of(fd)
+
+    def wait_address(self, timeout_s: float = 60.0) -> str:
+        """:meth:`find_address`, blocking up to ``timeout_s`` s. Raises BotError when the
+        process ends or the time passes first, or the socket is refused."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            found = self.find_address()
+            if found is not None:
+                return found
+            if self.poll() is not None:
+                raise BotError(f"bot {self.name}: its process ended before serving ({self.exit_detail()})")
+            if time.monotonic() >= deadline:
+                raise BotError(f"bot {self.name}: no socket within {timeout_s:g} s")
+            time.sleep(SOCKET_POLL_S)
+
+    @property
+    def home(self) -> Path | None:
+        """The bot's home on the host (removed by :meth:`kill`), None under bwrap (a tmpfs
+        inside the sandbox)."""
+        return self._private.host
+
+    @property
+    def address(self) -> str:
+        """:meth:`wait_address` (blocking; in trio, poll :meth:`find_address` instead)."""
+        return self.wait_address()
 
     def poll(self) -> int | None:
         """The exit status of the process we started, or None while it runs."""
@@ -109,10 +166,27 @@ class BotProcess:
                 self._detail = detail
             return detail
 
+    def terminate(self) -> None:
+        """Send SIGTERM to the bot (every process of it, not bubblewrap's own) so that it can
+        stop cleanly; :meth:`kill` it after a grace (see :func:`stop`). Never raises."""
+        with self._lock:
+            if self._kill_started or self._popen.poll() is not None:
+                return
+            targets = _descendants(self.pid)
+            if self.mode == "bwrap":
+                targets -= {self.pid, *_children(self.pid)}  # bubblewrap and the sandbox's init
+            for pid in targets:
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGTERM)
+            if self.mode != "bwrap":
+                with contextlib.suppress(OSError):
+                    os.killpg(self.pid, signal.SIGTERM)
+
     def kill(self) -> None:
-        """Kill the whole tree, wait for it, finish the log (kept), remove the private
-        directory and the cgroup. Idempotent; safe from another thread or a signal handler
-        (a call that interrupts another one on the same thread does the work again)."""
+        """Kill the whole tree (SIGKILL), wait for it, finish the log (kept), remove the
+        private directory and the cgroup. Idempotent; never raises for a clean-up problem
+        (it goes to the bot's log); safe from another thread or a signal handler (a call that
+        interrupts another one on the same thread does the work again)."""
         with self._lock:
             if self._done:
                 return
@@ -121,7 +195,12 @@ class BotProcess:
                 self._killed_running = self._popen.poll() is None
                 if not self._killed_running:
                     self.exit_detail()
-            self._kill_tree()
+            try:
+                self._kill_tree()
+            except Exception as error:  # clean-up never stops the league: say it in the log
+                with contextlib.suppress(Exception):
+                    self._log.note(f"clean-up failed: {error!r}")
+                    self._log.finish(wait_s=0)
             if self._uid_claim is not None:
                 self._uid_claim.release()
             self._done = True
@@ -138,18 +217,35 @@ class BotProcess:
             self._popen.kill()  # under bwrap: --die-with-parent then empties the PID namespace
         with contextlib.suppress(subprocess.TimeoutExpired):
             self._popen.wait(KILL_WAIT_S)
-        if self._cgroup is not None:
-            self._cgroup.kill(KILL_WAIT_S)
-        elif self.mode != "bwrap" and sys.platform.startswith("linux"):
-            # no cgroup: the daemonised descendants a group kill misses
-            if self._slot_uid is not None:
-                reap.kill_where(reap.of_uid(self._slot_uid), KILL_WAIT_S)
-            listen = f"KWHIST_LISTEN=unix:{self._private.socket_inside}\0".encode()
-            reap.kill_where(reap.with_environ(listen), KILL_WAIT_S)
+        problems: list[str] = []
+        try:
+            if self._cgroup is not None:
+                self._cgroup.kill(KILL_WAIT_S)
+            elif self.mode != "bwrap" and sys.platform.startswith("linux"):
+                # no cgroup: the daemonised descendants a group kill misses
+                if self._slot_uid is not None:
+                    reap.kill_where(reap.of_uid(self._slot_uid), KILL_WAIT_S)
+                listen = f"KWHIST_LISTEN=unix:{self._private.socket_inside}\0".encode()
+                reap.kill_where(reap.with_environ(listen), KILL_WAIT_S)
+        except OSError as error:
+            problems.append(f"clean-up: could not reap every process: {error}")
+        for fd in (self._socket_fd, self._sandbox_home):
+            if fd is not None:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+        self._socket_fd = self._sandbox_home = None
+        try:
+            if self._cgroup is not None:
+                self._cgroup.remove()
+        except OSError as error:
+            problems.append(f"clean-up: could not remove its cgroup: {error}")
+        problem = self._private.remove()
+        if problem:
+            problems.append(problem)
+        for line in problems:
+            with contextlib.suppress(OSError, ValueError):
+                self._log.note(line)
         self._log.finish(wait_s=2.0)
-        if self._cgroup is not None:
-            self._cgroup.remove()
-        self._private.remove()
 
     def __repr__(self) -> str:
         return f"BotProcess(name={self.name!r}, slot={self.slot}, mode={self.mode}, pid={self.pid})"
@@ -173,11 +269,43 @@ def live_processes() -> list[BotProcess]:
         return list(_registry.values())
 
 
-def kill_all() -> None:
-    """Kill every BotProcess still alive (for atexit, signal handlers and the end of a league),
-    then remove this referee's cgroups and short socket directory."""
-    for process in live_processes():
+def _children(pid: int) -> set[int]:
+    found: set[int] = set()
+    with contextlib.suppress(OSError):
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            with contextlib.suppress(OSError):
+                found |= {int(word) for word in (task / "children").read_text().split()}
+    return found
+
+
+def _descendants(pid: int) -> set[int]:
+    """``pid`` and every process below it (by parent links; empty without /proc)."""
+    found, todo = {pid}, [pid]
+    while todo:
+        for child in _children(todo.pop()) - found:
+            found.add(child)
+            todo.append(child)
+    return found
+
+
+def stop(processes: Iterable[BotProcess], grace_s: float = TERM_GRACE_S) -> None:
+    """End ``processes`` cleanly: SIGTERM to each bot, up to ``grace_s`` s (shared) for them
+    to exit, then :meth:`BotProcess.kill` (SIGKILL to the whole tree, clean-up)."""
+    processes = list(processes)
+    for process in processes:
+        process.terminate()
+    deadline = time.monotonic() + grace_s
+    while time.monotonic() < deadline and any(process.poll() is None for process in processes):
+        time.sleep(0.01)
+    for process in processes:
         process.kill()
+
+
+def kill_all(grace_s: float = TERM_GRACE_S) -> None:
+    """Stop every BotProcess still alive (for atexit, signal handlers and the end of a
+    league: SIGTERM, ``grace_s`` s, SIGKILL; :func:`stop`), then remove this referee's
+    cgroups and short socket directory."""
+    stop(live_processes(), grace_s)
     if live_processes():
         return
     cgroups.remove_groups()

@@ -26,6 +26,8 @@ class SandboxSettings:
     - ``open_files``: ``RLIMIT_NOFILE``.
     - ``file_size_mb``: ``RLIMIT_FSIZE``, MiB.
     - ``tmp_mb``: size of the tmpfs ``/tmp`` (bwrap only), MiB.
+    - ``home_mb``: size of the tmpfs home ``/bot``, the bot's only other writable place
+      (bwrap only; in the rlimits mode the home is a host directory bounded per file only), MiB.
     - ``output_kb``: bytes of stdout and of stderr kept at the head and at the tail of each
       stream in the bot's log, KiB.
     - ``ro_paths``: extra host paths bound read-only at the same path (bwrap only; a relative
@@ -42,13 +44,14 @@ class SandboxSettings:
     open_files: int = 256
     file_size_mb: int = 64
     tmp_mb: int = 16
+    home_mb: int = 64
     output_kb: int = 64
     ro_paths: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
             raise ConfigError(f"[sandbox] mode = {self.mode!r}: expected one of {', '.join(MODES)}")
-        for key in ("memory_mb", "pids", "cpu_seconds", "open_files", "file_size_mb", "tmp_mb", "output_kb"):
+        for key in ("memory_mb", "pids", "cpu_seconds", "open_files", "file_size_mb", "tmp_mb", "home_mb", "output_kb"):
             value = getattr(self, key)
             if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
                 raise ConfigError(f"[sandbox] {key} = {value!r}: expected a whole number > 0")

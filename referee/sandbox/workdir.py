@@ -1,10 +1,11 @@
 """A bot process's private writable directory, its home, and its Unix socket.
 
-``run_dir/<name>-<slot>/`` is made fresh for each process, owned by the bot's uid, mode 0700;
-the bot serves on ``bot.sock`` inside it. A Unix socket path must stay under 108 bytes
-(``sun_path``), so when that one would be too long the directory goes to
-``/tmp/kwhist-<referee pid>/<slot>/`` instead. Under bwrap the directory is mounted at
-:data:`INSIDE` (``/bot``); otherwise the bot sees it at its host path.
+Under bubblewrap the home is a tmpfs of ``home_mb`` MiB at :data:`INSIDE` (``/bot``) inside
+the sandbox: bounded in total, and gone with the sandbox. In the rlimits and none modes it
+is ``run_dir/<name>-<slot>/``, made fresh for each process, owned by the bot's uid, mode
+0700, seen at its host path. The bot serves on ``bot.sock`` in its home. A Unix socket path
+must stay under 108 bytes (``sun_path``), so when a host one would be too long the directory
+goes to ``/tmp/kwhist-<referee pid>-<token>/<slot>/`` instead.
 """
 
 from __future__ import annotations
@@ -12,10 +13,12 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import shutil
+import secrets
 import stat
 from dataclasses import dataclass
 from pathlib import Path
+
+from referee.sandbox.cleanup import remove_tree
 
 INSIDE = Path("/bot")
 SOCKET_NAME = "bot.sock"
@@ -28,9 +31,13 @@ def safe_stem(name: str, slot: int) -> str:
     return f"{cleaned[:40]}-{slot}"
 
 
+_TOKEN = secrets.token_hex(4)  # a referee in another PID namespace may have our pid
+
+
 def short_root() -> Path:
-    """``/tmp/kwhist-<pid>``: where private directories go when run_dir's path is too long."""
-    return Path(f"/tmp/kwhist-{os.getpid()}")
+    """``/tmp/kwhist-<pid>-<token>``: where private directories go when run_dir's path is
+    too long."""
+    return Path(f"/tmp/kwhist-{os.getpid()}-{_TOKEN}")
 
 
 def reachable_by_others(path: Path) -> bool:
@@ -48,47 +55,52 @@ def reachable_by_others(path: Path) -> bool:
 
 @dataclass
 class PrivateDir:
-    """The host directory, the bot's view of it, and the socket path on both sides."""
+    """The bot's home: a host directory (``host``, with a descriptor ``home_fd`` the referee
+    opened before the bot ran), or, under bubblewrap, a tmpfs inside the sandbox (``host``
+    None: nothing of it is on the host). ``inside``: the path the bot sees."""
 
-    host: Path
+    host: Path | None
     inside: Path
-
-    @property
-    def socket_host(self) -> Path:
-        return self.host / SOCKET_NAME
+    home_fd: int | None = None
 
     @property
     def socket_inside(self) -> Path:
         return self.inside / SOCKET_NAME
 
-    def remove(self) -> None:
-        """Delete the directory and everything the bot left in it (idempotent)."""
-
-        def unlock(function: object, path: str, _error: object) -> None:
+    def remove(self) -> str | None:
+        """Delete the directory and everything the bot left in it (idempotent; any depth, no
+        link followed, modes of 000 too: :func:`referee.sandbox.cleanup.remove_tree`).
+        Never raises: -> None, or one line saying what could not be removed."""
+        if self.home_fd is not None:
             with contextlib.suppress(OSError):
-                os.chmod(os.path.dirname(path), 0o700)
-                os.chmod(path, 0o700)
-            with contextlib.suppress(OSError):
-                if os.path.isdir(path) and not os.path.islink(path):
-                    shutil.rmtree(path, ignore_errors=True)
-                else:
-                    os.unlink(path)
-
-        if self.host.exists():
-            shutil.rmtree(self.host, onerror=unlock)
+                os.close(self.home_fd)
+            self.home_fd = None
+        if self.host is None:
+            return None
+        problem = None
+        try:
+            remove_tree(self.host)
+        except (OSError, ValueError) as error:
+            problem = f"clean-up: could not remove {self.host}: {error}"
         root = short_root()
         if root in self.host.parents:
             with contextlib.suppress(OSError):
                 root.rmdir()
+        return problem
 
 
-def make_private_dir(run_dir: Path, stem: str, slot: int, *, uid: int | None, mounted: bool) -> PrivateDir:
-    """Make the fresh private directory for one process (removing a stale one of the same
-    name). ``uid``: chown it to that uid (a root referee dropping the bot's privileges);
-    ``mounted``: the bot sees it at :data:`INSIDE` (bwrap)."""
+def tmpfs_home() -> PrivateDir:
+    """The home of a bot under bubblewrap: a tmpfs at :data:`INSIDE`, nothing on the host."""
+    return PrivateDir(None, INSIDE)
+
+
+def make_private_dir(run_dir: Path, stem: str, slot: int, *, uid: int | None) -> PrivateDir:
+    """Make the fresh private host directory for one process (removing a stale one of the
+    same name), seen by the bot at its host path (rlimits and none modes). ``uid``: chown
+    it to that uid (a root referee dropping the bot's privileges). Raises OSError."""
     host = run_dir / stem
     too_long = len(os.fsencode(host / SOCKET_NAME)) > MAX_SOCKET_PATH
-    if too_long or (uid is not None and not mounted and not reachable_by_others(run_dir)):
+    if too_long or (uid is not None and not reachable_by_others(run_dir)):
         root = short_root()
         root.mkdir(mode=0o711, exist_ok=True)
         os.chmod(root, 0o711)
@@ -99,4 +111,5 @@ def make_private_dir(run_dir: Path, stem: str, slot: int, *, uid: int | None, mo
     if uid is not None:
         os.chown(host, uid, uid)
     os.chmod(host, 0o700)
-    return PrivateDir(host, INSIDE if mounted else host)
+    home_fd = os.open(host, os.O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    return PrivateDir(host, host, home_fd)

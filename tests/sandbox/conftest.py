@@ -31,11 +31,23 @@ def needs_bwrap(bwrap_ok: bool) -> None:
         pytest.skip(message)
 
 
+@pytest.fixture
+def rlimits_runs() -> None:
+    """Skip where the rlimits mode refuses to run bots: a root referee whose Python other
+    users cannot reach (it would have to run them as root; docs/sandbox.md)."""
+    from referee.sandbox.command import python_paths
+    from referee.sandbox.launch import rlimits_problem
+
+    problem = rlimits_problem(list(python_paths()))
+    if problem is not None:
+        pytest.skip(f"rlimits mode refuses here: {problem}")
+
+
 @pytest.fixture(params=["bwrap", "rlimits"])
 def mode(request: pytest.FixtureRequest) -> str:
-    """Each contained mode; bwrap only where it runs (see needs_bwrap)."""
-    if request.param == "bwrap":
-        request.getfixturevalue("needs_bwrap")
+    """Each contained mode; bwrap only where it runs (see needs_bwrap), rlimits only where
+    it runs bots (see rlimits_runs)."""
+    request.getfixturevalue("needs_bwrap" if request.param == "bwrap" else "rlimits_runs")
     return str(request.param)
 
 
@@ -43,8 +55,7 @@ def mode(request: pytest.FixtureRequest) -> str:
 def limit_mode(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     """Each contained mode, and rlimits without cgroups (the limits of a host that lets us
     write none: RLIMIT_AS for memory)."""
-    if request.param == "bwrap":
-        request.getfixturevalue("needs_bwrap")
+    request.getfixturevalue("needs_bwrap" if request.param == "bwrap" else "rlimits_runs")
     if request.param == "rlimits-no-cgroup":
         monkeypatch.setattr(cgroups, "enabled", False)
         return "rlimits"

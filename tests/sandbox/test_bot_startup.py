@@ -71,8 +71,8 @@ def test_a_decision_asked_while_the_kit_still_loads_waits_for_it(short_tmp: Path
 
 @pytest.mark.parametrize("mode", ["bwrap", "rlimits", "none"])
 def test_the_sample_bot_answers_hello_and_a_decision(mode: str, run_dir: Path, request: pytest.FixtureRequest) -> None:
-    if mode == "bwrap":
-        request.getfixturevalue("needs_bwrap")
+    if mode != "none":
+        request.getfixturevalue("needs_bwrap" if mode == "bwrap" else "rlimits_runs")
     process = launch(["python", SAMPLE.name], name="sample", slot=next_slot(), bot_dir=SAMPLE.parent, run_dir=run_dir,
                      settings=SandboxSettings(mode=mode))  # type: ignore[arg-type]
 

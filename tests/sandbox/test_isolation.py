@@ -36,7 +36,9 @@ def test_a_bwrap_bot_cannot_read_files_reach_the_network_or_see_processes(
     assert len(proc) <= 3 and max(proc) < 10  # bwrap's init and the bot, nothing of the host
 
 
-def test_the_probe_bot_does_escape_without_bwrap(start: Launcher, secret: Path, listener: socket.socket) -> None:
+def test_the_probe_bot_does_escape_without_bwrap(
+    start: Launcher, secret: Path, listener: socket.socket, rlimits_runs: None
+) -> None:
     """The same bot in rlimits mode reads the file and connects: the test above can fail."""
     report = _report(start, "rlimits", secret, listener)
     assert report["read"] == "READ the referee's secret"

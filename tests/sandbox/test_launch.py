@@ -15,7 +15,7 @@ from referee.sandbox import NONE_WARNING, RLIMITS_WARNING, SandboxSettings, laun
 from referee.sandbox.bwrap import SLOT_UIDS, bwrap_argv
 from referee.sandbox.command import resolve_command
 from referee.sandbox.workdir import MAX_SOCKET_PATH, PrivateDir
-from tests.sandbox.helpers import Launcher, next_slot, wait_exit, wait_log
+from tests.sandbox.helpers import Launcher, log_text, next_slot, wait_exit, wait_log
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.timeout(60)]
 
@@ -33,8 +33,8 @@ def _say_hello(address: str) -> str:
 def test_the_bot_serves_on_kwhist_listen_and_the_referee_dials_address(
     start: Launcher, mode: str, bwrap_ok: bool, request: pytest.FixtureRequest
 ) -> None:
-    if mode == "bwrap":
-        request.getfixturevalue("needs_bwrap")
+    if mode != "none":
+        request.getfixturevalue("needs_bwrap" if mode == "bwrap" else "rlimits_runs")
     process = start("hello.py", mode=mode)
     assert "READY" in wait_log(process, "READY")
     answer = _say_hello(process.address)
@@ -54,8 +54,8 @@ def test_a_node_bot_serves_too(start: Launcher, mode: str, request: pytest.Fixtu
         if os.environ.get("CI") == "true":
             pytest.fail("node is not installed")
         pytest.skip("node is not installed")
-    if mode == "bwrap":
-        request.getfixturevalue("needs_bwrap")
+    if mode != "none":
+        request.getfixturevalue("needs_bwrap" if mode == "bwrap" else "rlimits_runs")
     process = start("hello.js", mode=mode, command=["node", "hello.js"])
     assert "READY" in wait_log(process, "READY"), process.stderr_head()
     assert _say_hello(process.address).startswith("hello from node")
@@ -70,10 +70,10 @@ def test_a_long_run_dir_moves_the_socket_to_a_short_path(run_dir: Path, bot_dir:
         slot=next_slot(),
         bot_dir=bot_dir,
         run_dir=deep,
-        settings=SandboxSettings(mode="rlimits"),
+        settings=SandboxSettings(mode="none"),
     )
     try:
-        assert process.address.startswith(f"unix:/tmp/kwhist-{os.getpid()}/")
+        assert process.home is not None and str(process.home).startswith(f"/tmp/kwhist-{os.getpid()}-")
         wait_log(process, "READY")
         assert _say_hello(process.address).startswith("hello from")
         assert process.log_path.parent == deep
@@ -83,8 +83,8 @@ def test_a_long_run_dir_moves_the_socket_to_a_short_path(run_dir: Path, bot_dir:
 
 @pytest.mark.parametrize("mode", ["bwrap", "rlimits", "none"])
 def test_exit_code_and_stderr_head(start: Launcher, mode: str, request: pytest.FixtureRequest) -> None:
-    if mode == "bwrap":
-        request.getfixturevalue("needs_bwrap")
+    if mode != "none":
+        request.getfixturevalue("needs_bwrap" if mode == "bwrap" else "rlimits_runs")
     process = start("exit_code.py", "3", mode=mode)
     assert wait_exit(process) == 3
     assert process.exit_detail() == "exited with code 3"
@@ -93,7 +93,7 @@ def test_exit_code_and_stderr_head(start: Launcher, mode: str, request: pytest.F
 
 
 def test_a_signal_is_named(start: Launcher) -> None:
-    process = start("sleeper.py", mode="rlimits")
+    process = start("sleeper.py", mode="none")
     wait_log(process, "READY")
     os.kill(process.pid, 15)
     wait_exit(process)
@@ -103,7 +103,7 @@ def test_a_signal_is_named(start: Launcher) -> None:
 def test_a_running_process_has_no_exit_detail_and_a_second_launch_in_its_slot_is_refused(
     start: Launcher, bot_dir: Path, run_dir: Path
 ) -> None:
-    process = start("sleeper.py", mode="rlimits")
+    process = start("sleeper.py", mode="none")
     assert process.poll() is None and process.exit_detail() is None
     with pytest.raises(ValueError, match="slot"):
         launch(["python", "sleeper.py"], name="x", slot=process.slot, bot_dir=bot_dir, run_dir=run_dir,
@@ -179,7 +179,8 @@ def test_the_bwrap_argv_follows_the_recipe(bot_dir: Path) -> None:
         assert flag in argv or flag in joined
     assert f"--ro-bind {bot_dir} {bot_dir}" in joined
     assert f"--ro-bind {extra} {extra}" in joined
-    assert "--bind /tmp/kws-private /bot" in joined
+    assert f"--perms 1777 --size {64 * 1024 * 1024} --tmpfs /bot" in joined, "the home is a bounded tmpfs"
+    assert "--bind " not in joined, "nothing of the host is writable"
     assert f"--size {8 * 1024 * 1024} --tmpfs /tmp" in joined
     assert "--setenv KWHIST_LISTEN unix:/bot/bot.sock" in joined
     assert "--reuid=61007 --regid=61007 --clear-groups --inh-caps=-all --bounding-set=-all --no-new-privs --" in joined
@@ -187,3 +188,51 @@ def test_the_bwrap_argv_follows_the_recipe(bot_dir: Path) -> None:
     with pytest.raises(ConfigError, match="ro_paths: /no/such/path does not exist"):
         bwrap_argv(resolved, bot_dir=bot_dir, private=private, env={}, uid=None,
                    settings=SandboxSettings(ro_paths=("/no/such/path",)))
+
+
+def test_a_root_referee_never_runs_an_rlimits_bot_as_root(bot_dir: Path, run_dir: Path, tmp_path: Path) -> None:
+    """Issue 12, class 4: a runtime under a 0700 directory (as Python under root's home)
+    cannot be reached by a slot uid; the rlimits mode refuses, saying how to fix it, rather
+    than run the bot as root."""
+    if os.geteuid() != 0:
+        pytest.skip("only a root referee could run a bot as root")
+    hidden = tmp_path / "home0700"
+    (hidden / "bin").mkdir(parents=True)
+    hidden.chmod(0o700)
+    runtime = hidden / "bin" / "interp"
+    runtime.write_text("#!/bin/sh\nid -u > \"$HOME/uid\"; exec sleep 600\n")
+    runtime.chmod(0o755)
+    with pytest.raises(BotError, match=r"rlimits mode would have to run it as root: .*home0700.*mode = \"bwrap\""):
+        launch([str(runtime)], name="b", slot=next_slot(), bot_dir=bot_dir, run_dir=run_dir,
+               settings=SandboxSettings(mode="rlimits"))
+    assert not list(run_dir.glob("b-*/uid")), "nothing ran"
+
+
+@pytest.mark.parametrize("mode", ["bwrap", "none"])
+def test_a_virtualenv_interpreter_runs_as_given(
+    mode: str, bot_dir: Path, run_dir: Path, request: pytest.FixtureRequest
+) -> None:
+    """Issue 11: ``/path/venv/bin/python`` runs that virtualenv (its ``sys.prefix``, its
+    packages), not the interpreter it links to; under bwrap the virtualenv is mounted."""
+    import subprocess
+    import sys
+
+    if mode == "bwrap":
+        request.getfixturevalue("needs_bwrap")
+    venv = Path(tempfile.mkdtemp(prefix="kws-venv-", dir="/tmp"))
+    try:
+        venv.chmod(0o755)
+        subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv / "v")], check=True, timeout=120)
+        site = next((venv / "v" / "lib").glob("python3*/site-packages"))
+        (site / "kws_marker.py").write_text("WHERE = 'the venv'\n")
+        process = launch(
+            [str(venv / "v" / "bin" / "python"), "-c", "import sys, kws_marker; print('PREFIX', sys.prefix, kws_marker.WHERE)"],
+            name="venv", slot=next_slot(), bot_dir=bot_dir, run_dir=run_dir, settings=SandboxSettings(mode=mode),  # type: ignore[arg-type]
+        )
+        try:
+            assert wait_exit(process) == 0, process.stderr_head()
+            assert f"PREFIX {venv / 'v'} the venv" in log_text(process)
+        finally:
+            process.kill()
+    finally:
+        shutil.rmtree(venv, ignore_errors=True)

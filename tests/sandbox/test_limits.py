@@ -8,6 +8,7 @@ import subprocess
 
 import pytest
 
+from referee.sandbox import SandboxSettings
 from tests.sandbox.helpers import Launcher, bot_pids, log_text, wait_exit, wait_log
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.timeout(90)]
@@ -83,3 +84,20 @@ def test_tmp_is_a_small_tmpfs_under_bwrap(start: Launcher, needs_bwrap: None) ->
     assert match, log_text(process)
     assert int(match.group(1)) <= 4 * 1024 * 1024
     assert match.group(2) == "No space left on device"
+
+
+def test_a_controller_that_cannot_be_applied_is_a_warning_at_start_and_in_the_log(
+    start: Launcher, needs_bwrap: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from referee.sandbox import cgroups, resolve_mode
+
+    real = cgroups.hierarchy()
+    if real is None or not {"cpu", "v2"} & set(real.bases):
+        pytest.skip("no writable cgroup here")
+    bases = {key: value for key, value in real.bases.items() if key != "cpu"}
+    fake = cgroups.Hierarchy(real.version, bases or real.bases, ("cpu",))
+    monkeypatch.setattr(cgroups, "hierarchy", lambda: fake)
+    _mode, warning = resolve_mode(SandboxSettings(mode="bwrap"))
+    assert warning is not None and "cgroup controllers not available here: cpu" in warning
+    process = start("sleeper.py", mode="bwrap")
+    assert "warning: cgroup controllers not applied: cpu" in wait_log(process, "READY")

@@ -21,6 +21,7 @@ import sys
 from pathlib import Path
 from referee.sandbox import uids
 uids.LOCK_DIR = Path(sys.argv[1])
+uids._strays = set()  # like the test's own referee: slot uids that other referees' bots run as do not count
 held = [uids.claim() for _ in range(int(sys.argv[2]))]
 print(" ".join(str(c.uid) for c in held if c is not None), flush=True)
 sys.stdin.read()  # hold them until told
@@ -29,6 +30,8 @@ sys.stdin.read()  # hold them until told
 
 @pytest.fixture
 def lock_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A private lock folder, and no slot uid counted busy for running a process: other
+    referees on this machine (their own lock folder) may run bots as any slot uid."""
     directory = tmp_path / "locks"
     monkeypatch.setattr(uids, "LOCK_DIR", directory)
     monkeypatch.setattr(uids, "_held", set())

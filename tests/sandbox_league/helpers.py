@@ -83,12 +83,13 @@ def write_league(
     bad: Sequence[str | Path],
     staged: Staged,
     *,
-    move_ms: int = 300,
-    startup_ms: int = 10_000,
+    move_ms: int = 2000,
+    startup_ms: int = 30_000,
     mode: str = "bwrap",
 ) -> League:
     """A league of ``bad`` (a command: ``python`` and a staged script, then its arguments)
-    against the random bot, sandboxed (``mode``) with small limits, the ``league`` fault
+    against the random bot, sandboxed (``mode``) with small limits, generous times where
+    time is not what a test is about (other referees may load the machine), the ``league`` fault
     preset (3 faults in a game forfeit it), ``grace_ms`` 100."""
     results = tmp / "league.sqlite"
     lines = [

@@ -76,14 +76,16 @@ def test_a_bot_sees_only_its_own_processes_in_proc(short_tmp: Path, staged: Stag
     assert_no_process_left(staged.dir)
 
 
-def test_the_same_bot_does_escape_without_the_sandbox(short_tmp: Path, staged: Staged, secret: Path, listener: socket.socket) -> None:
+def test_the_same_bot_does_escape_without_the_sandbox(
+    short_tmp: Path, staged: Staged, secret: Path, listener: socket.socket, rlimits_runs: None
+) -> None:
     """Control: in rlimits mode the probe reads the file, connects and sees the host's
     processes, so the tests above can fail."""
     port = listener.getsockname()[1]
     command: list[str | Path] = [staged("snoop_bot.py"), "read", str(secret), "connect", str(port), "proc"]
     league = write_league(short_tmp, command, staged, mode="rlimits")
     records, screen = run_in_process(league)
-    assert "sandbox: rlimits only — bots can reach the network and read your files" in screen
+    assert "sandbox: rlimits only — bots can reach the network, read your files, share the host's /tmp" in screen
     assert_league_intact(records)
     for record in records:
         detail = next(fault.detail for fault in record.faults if fault.bot == BAD)

@@ -60,7 +60,7 @@ def test_rows2_3_a_bot_stuck_in_a_decision_times_out_and_loses_its_slot(short_tm
     """Row 2 spins the CPU, row 3 sleeps: timeouts and fallbacks until it forfeits; it did
     not answer the request after its first timeout, so its process is replaced before its
     next game."""
-    league = write_league(short_tmp, [staged("stuck_bot.py"), how], staged)
+    league = write_league(short_tmp, [staged("stuck_bot.py"), how], staged, move_ms=1000)
     records, _ = run_in_process(league)
     assert_league_intact(records)
     assert_sandboxed(league)
@@ -68,7 +68,7 @@ def test_rows2_3_a_bot_stuck_in_a_decision_times_out_and_loses_its_slot(short_tm
         decisions = mine(record)
         faults = [fault for fault in record.faults if fault.bot == BAD]
         assert [fault.kind for fault in faults] == ["timeout"] * 3, "league preset: the 3rd fault forfeits"
-        assert all("deadline of 400 ms exceeded" in fault.detail and "DEADLINE_EXCEEDED" in fault.answer for fault in faults)
+        assert all("deadline of 1100 ms exceeded" in fault.detail and "DEADLINE_EXCEEDED" in fault.answer for fault in faults)
         assert [fault.decision for fault in faults] == [index for index, _ in decisions[2:5]], "from its 3rd decision on"
         assert all(action.fault == "timeout" for _, action in decisions[2:5]), "a fallback for each"
         assert all(action.ms is not None and action.fault is None for _, action in decisions[:2]), "a live process answered first"
@@ -98,7 +98,7 @@ def _lowest_legal(record: GameRecord, index: int) -> Play:
 def test_row15_a_late_answer_is_discarded_and_the_process_keeps_its_slot(short_tmp: Path, staged: Staged) -> None:
     """tests/faults/bots/late_bot.py: on its 2nd decision of each game it answers its
     highest card after 1.5 s, meanwhile its lowest card to the next request."""
-    league = write_league(short_tmp, [staged(FAULT_BOTS / "late_bot.py")], staged)
+    league = write_league(short_tmp, [staged(FAULT_BOTS / "late_bot.py")], staged, move_ms=1000)
     records, _ = run_in_process(league)
     assert_league_intact(records)
     assert_sandboxed(league)
