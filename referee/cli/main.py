@@ -11,7 +11,7 @@ from rich.markup import escape
 
 from referee.errors import RefereeError
 
-COMMANDS = ("run", "play", "standings", "replay", "check_bot", "faults")
+COMMANDS = ("run", "play", "standings", "replay", "check_bot", "faults", "serve", "export")
 
 
 def positive_int(text: str) -> int:

@@ -1,0 +1,116 @@
+"""Serve the site under trio (Hypercorn's trio worker), alone or beside a running league."""
+
+from __future__ import annotations
+
+import logging
+import socket
+from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
+
+import trio
+from hypercorn.config import Config, Sockets
+from hypercorn.trio.run import worker_serve
+from hypercorn.utils import wrap_app
+from starlette.applications import Starlette
+
+from referee.errors import ConfigError
+from referee.store import ResultsStore
+from referee.web.app import make_app
+from referee.web.data import SiteData
+from referee.web.render import Pages
+
+DEFAULT_HOST = "127.0.0.1"
+
+
+def parse_address(text: str, *, default_port: int = 8000) -> tuple[str, int]:
+    """``PORT``, ``HOST:PORT``, ``HOST`` or ``[IPv6]:PORT`` as (host, port); the host is
+    127.0.0.1 unless given. ConfigError for a port that is not a number in 0-65535."""
+    text = text.strip()
+    host, port_text = DEFAULT_HOST, text
+    if text.startswith("["):
+        inside, _, rest = text[1:].partition("]")
+        host, port_text = inside, rest.removeprefix(":") or str(default_port)
+    elif text.count(":") == 1:
+        host, port_text = text.split(":")
+        host = host or DEFAULT_HOST
+    elif not text.isdigit():
+        host, port_text = text, str(default_port)
+    if not port_text.isdigit() or not 0 <= int(port_text) <= 65535:
+        raise ConfigError(f"address {text!r}: expected [HOST:]PORT with PORT a number 0-65535, e.g. 8000 or 0.0.0.0:8000")
+    return host, int(port_text)
+
+
+def _config(host: str, port: int) -> Config:
+    config = Config()
+    bind_host = f"[{host}]" if ":" in host else host
+    config.bind = [f"{bind_host}:{port}"]
+    config.accesslog = None
+    config.errorlog = logging.getLogger("referee.web")  # quiet: warnings only (no per-request lines)
+    logging.getLogger("referee.web").setLevel(logging.WARNING)
+    config.graceful_timeout = 1.0
+    return config
+
+
+def site_pages(
+    store: ResultsStore,
+    *,
+    total: int | None = None,
+    bots: Sequence[str] = (),
+    show_logs: bool = False,
+    logs_dir: Path | None = None,
+    starting: Callable[[], bool] | None = None,
+) -> tuple[Pages, Path | None]:
+    """The live site's pages over ``store`` and the folder its logs are served from (None
+    unless ``show_logs``)."""
+    data = SiteData(store, total=total, bots=bots, starting=starting)
+    logs = sorted(logs_dir.rglob("*.log")) if show_logs and logs_dir is not None and logs_dir.is_dir() else []
+    pages = Pages(data, live=True, show_logs=show_logs, logs=logs)
+    return pages, (logs_dir if show_logs else None)
+
+
+async def serve_site(
+    pages: Pages,
+    address: tuple[str, int],
+    *,
+    logs_dir: Path | None = None,
+    task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED,
+) -> None:
+    """Serve ``pages`` on ``address`` until cancelled; reports its URL (``http://HOST:PORT/``,
+    the real port when 0 was asked) through ``task_status``. ConfigError when the address
+    cannot be listened on (in use, not this machine's)."""
+    host, port = address
+    config = _config(host, port)
+    try:
+        sockets = config.create_sockets()
+        for sock in sockets.insecure_sockets:
+            sock.listen(config.backlog)
+    except (OSError, socket.gaierror) as error:
+        raise ConfigError(f"cannot serve the site on {host}:{port}: {error.strerror or error}: choose another port") from None
+    bound = sockets.insecure_sockets[0].getsockname()
+    shown_host = f"[{bound[0]}]" if ":" in str(bound[0]) else bound[0]
+    task_status.started(f"http://{shown_host}:{bound[1]}/")
+    app = make_app(pages, logs_dir=logs_dir)
+    await _serve(app, config, sockets)
+
+
+async def _serve(app: Starlette, config: Config, sockets: Sockets) -> None:
+    await worker_serve(wrap_app(app, config.wsgi_max_body_size, None), config, sockets=sockets)  # type: ignore[arg-type]
+
+
+async def beside(
+    main: Callable[[], Awaitable[None]],
+    pages: Pages,
+    address: tuple[str, int],
+    *,
+    logs_dir: Path | None = None,
+    announce: Callable[[str], None],
+) -> None:
+    """Run ``main`` (the league) with the site served beside it in the same trio run;
+    the site stops when ``main`` returns. ``announce`` is told the site's URL."""
+    async with trio.open_nursery() as nursery:
+        url = await nursery.start(lambda task_status: serve_site(pages, address, logs_dir=logs_dir, task_status=task_status))
+        announce(url)
+        await main()
+        nursery.cancel_scope.cancel()
+
+
