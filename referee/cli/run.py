@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from functools import partial
 from pathlib import Path
 
 import trio
@@ -24,6 +25,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     parser.add_argument("--concurrency", type=positive_int, default=None, help="tables played at once (default: the config's)")
     parser.add_argument("--no-live", action="store_true", help="plain line-by-line output instead of the live display")
     parser.add_argument("--results", type=Path, default=None, help="results file (default: the config's, or results/<league>.sqlite)")
+    parser.add_argument("--serve", metavar="[HOST:]PORT", default=None, help="serve the league's web site while it runs (e.g. 8000)")
+    parser.add_argument("--show-logs", action="store_true", help="with --serve: also serve the bots' logs")
     parser.set_defaults(handler=run)
 
 
@@ -51,7 +54,13 @@ def run(args: argparse.Namespace) -> int:
         console, total=len(fixtures), done=already, live=not args.no_live, standings=lambda: store_standings(store, spec)
     )
     with shutdown_guard(console, store), reporter:
-        trio.run(run_league, spec, fixtures, store, reporter)
+        league = partial(run_league, spec, fixtures, store, reporter)
+        if args.serve:
+            from referee.web.serve import beside_league
+
+            bots = [bot.name for bot in config.bots]
+            league = beside_league(league, args.serve, store.path, total=len(fixtures), bots=bots, show_logs=args.show_logs, logs_dir=spec.run_dir, announce=console.print)
+        trio.run(league)
     print_standings(console, store_standings(store, spec), title=f"Standings — {spec.name}", rules_line=f"rules: {spec.rules.summary()}")
     console.print(f"results: {store.path}   (referee standings {store.path})")
     return 0

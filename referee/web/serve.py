@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import socket
+from functools import partial
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 
@@ -97,20 +98,35 @@ async def _serve(app: Starlette, config: Config, sockets: Sockets) -> None:
     await worker_serve(wrap_app(app, config.wsgi_max_body_size, None), config, sockets=sockets)  # type: ignore[arg-type]
 
 
-async def beside(
-    main: Callable[[], Awaitable[None]],
-    pages: Pages,
-    address: tuple[str, int],
+def beside_league(
+    league: Callable[[], Awaitable[None]],
+    address: str,
+    results: Path,
     *,
-    logs_dir: Path | None = None,
-    announce: Callable[[str], None],
-) -> None:
-    """Run ``main`` (the league) with the site served beside it in the same trio run;
-    the site stops when ``main`` returns. ``announce`` is told the site's URL."""
-    async with trio.open_nursery() as nursery:
-        url = await nursery.start(lambda task_status: serve_site(pages, address, logs_dir=logs_dir, task_status=task_status))
-        announce(url)
-        await main()
-        nursery.cancel_scope.cancel()
+    total: int,
+    bots: Sequence[str],
+    show_logs: bool,
+    logs_dir: Path,
+    announce: Callable[[str], object],
+) -> Callable[[], Awaitable[None]]:
+    """``referee run --serve``: an async function that runs ``league`` with the site of
+    ``results`` served beside it in the same trio run, until the league ends.
+    ``announce`` is told ``site: URL``. ConfigError at once for a bad ``address``."""
+    where = parse_address(address)
 
+    async def run() -> None:
+        store = ResultsStore.open_existing(results)  # its own connection: never waits on the league's
+        already = store.game_count()
+        pages, logs = site_pages(
+            store, total=total, bots=bots, show_logs=show_logs, logs_dir=logs_dir, starting=lambda: store.game_count() <= already
+        )
+        try:
+            async with trio.open_nursery() as nursery:
+                url = await nursery.start(partial(serve_site, pages, where, logs_dir=logs))
+                announce(f"site: {url}   (while the league runs; `referee serve {results}` serves it afterwards)")
+                await league()
+                nursery.cancel_scope.cancel()
+        finally:
+            store.close()
 
+    return run
