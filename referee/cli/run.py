@@ -59,8 +59,9 @@ def run(args: argparse.Namespace) -> int:
             from referee.web.serve import beside_league
 
             bots = [bot.name for bot in config.bots]
-            league = beside_league(league, args.serve, store.path, total=len(fixtures), bots=bots, show_logs=args.show_logs, logs_dir=spec.run_dir, announce=console.print)
-        trio.run(league)
+            trio.run(beside_league(league, args.serve, store.path, total=len(fixtures), bots=bots, show_logs=args.show_logs, logs_dir=spec.run_dir, announce=console.print))
+        else:
+            trio.run(league)
     print_standings(console, store_standings(store, spec), title=f"Standings — {spec.name}", rules_line=f"rules: {spec.rules.summary()}")
     console.print(f"results: {store.path}   (referee standings {store.path})")
     return 0

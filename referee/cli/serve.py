@@ -29,11 +29,11 @@ def run(args: argparse.Namespace) -> int:
     host = args.host or host
     port = args.port if args.port is not None else port
     store = ResultsStore.open_existing(args.results)
-    pages, logs_dir = site_pages(store, show_logs=args.show_logs, logs_dir=args.results.with_suffix(""))
+    pages = site_pages(store, show_logs=args.show_logs, logs_dir=args.results.with_suffix(""))
 
     async def main() -> None:
         async with trio.open_nursery() as nursery:
-            url = await nursery.start(lambda task_status: serve_site(pages, (host, port), logs_dir=logs_dir, task_status=task_status))
+            url = await nursery.start(lambda task_status: serve_site(pages, (host, port), task_status=task_status))
             console.print(f"site: {url}   (Ctrl-C stops it)", markup=False, highlight=False)
 
     try:

@@ -35,8 +35,9 @@ def sse_message(event: str, html: str) -> str:
     return f"event: {event}\n" + "".join(f"data: {line}\n" for line in html.splitlines()) + "\n"
 
 
-def make_app(pages: Pages, *, logs_dir: Path | None = None) -> Starlette:
-    """The site of ``pages``; ``logs_dir`` (only with ``--show-logs``) is where bot logs are."""
+def make_app(pages: Pages) -> Starlette:
+    """The site of ``pages`` (bot logs only when ``pages.logs_dir`` is set: ``--show-logs``)."""
+    logs_dir = pages.logs_dir
 
     async def run(build: Callable[[], T]) -> T:
         return await anyio.to_thread.run_sync(build)
@@ -87,9 +88,9 @@ def make_app(pages: Pages, *, logs_dir: Path | None = None) -> Starlette:
     async def log(request: Request) -> Response:
         if logs_dir is None:
             return _not_found("logs are served only with --show-logs")
-        name = request.path_params["name"]
-        path = logs_dir / name
-        if "/" in name or not name.endswith(".log") or not path.is_file():
+        root = logs_dir.resolve()
+        path = (root / request.path_params["path"]).resolve()
+        if not path.is_relative_to(root) or path.suffix != ".log" or not path.is_file():
             return _not_found("no such log")
         return FileResponse(path, media_type="text/plain; charset=utf-8")
 
@@ -104,7 +105,7 @@ def make_app(pages: Pages, *, logs_dir: Path | None = None) -> Starlette:
         Mount("/static", app=StaticFiles(directory=STATIC), name="static"),
     ]
     if logs_dir is not None:
-        routes.append(Route("/logs/{name}", log))
+        routes.append(Route("/logs/{path:path}", log))
     return Starlette(routes=routes)
 
 

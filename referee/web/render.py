@@ -13,6 +13,7 @@ pages work served and opened from disk:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -91,11 +92,11 @@ class Pages:
     """Renders every page from :class:`SiteData`. ``live`` adds the server-sent-event
     hooks (the live site); ``show_logs`` links each bot's logs (``--show-logs``)."""
 
-    def __init__(self, data: SiteData, *, live: bool, show_logs: bool = False, logs: Sequence[Path] = ()) -> None:
+    def __init__(self, data: SiteData, *, live: bool, logs_dir: Path | None = None) -> None:
         self.data = data
         self.live = live
-        self.show_logs = show_logs
-        self.logs = tuple(logs)
+        self.logs_dir = logs_dir
+        self.show_logs = logs_dir is not None
         self.env = _environment()
 
     def _page(self, template: str, path: str, **context: Any) -> str:
@@ -150,7 +151,7 @@ class Pages:
             }
             for kind, count, stored in self.data.first_fault_of_each_kind(name)
         ]
-        logs = [path.name for path in self.logs if path.name.startswith(f"{name}-")] if self.show_logs else []
+        logs = bot_logs(self.logs_dir, name) if self.logs_dir is not None else []
         return self._page(
             "bot.html",
             f"bots/{slug(name)}.html",
@@ -174,6 +175,15 @@ class Pages:
         return self._page(
             "game.html", path, record=record, seat=seat, steps=shown, dealt=dealt_hands(record), game_slug=slug(game_id)
         )
+
+
+def bot_logs(logs_dir: Path, bot: str) -> list[str]:
+    """The logs of ``bot`` (``<bot>-<slot>.log``, in any subfolder) as paths relative to
+    ``logs_dir``, in the URL form ``logs/<path>`` uses."""
+    if not logs_dir.is_dir():
+        return []
+    own = re.compile(re.escape(bot) + r"-\d+\.log")
+    return sorted(path.relative_to(logs_dir).as_posix() for path in logs_dir.rglob("*.log") if own.fullmatch(path.name))
 
 
 def head_to_head_grid(standings: Standings) -> dict[str, Any]:

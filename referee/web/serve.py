@@ -60,20 +60,16 @@ def site_pages(
     show_logs: bool = False,
     logs_dir: Path | None = None,
     starting: Callable[[], bool] | None = None,
-) -> tuple[Pages, Path | None]:
-    """The live site's pages over ``store`` and the folder its logs are served from (None
-    unless ``show_logs``)."""
+) -> Pages:
+    """The live site's pages over ``store``; bot logs (from ``logs_dir``) only with ``show_logs``."""
     data = SiteData(store, total=total, bots=bots, starting=starting)
-    logs = sorted(logs_dir.rglob("*.log")) if show_logs and logs_dir is not None and logs_dir.is_dir() else []
-    pages = Pages(data, live=True, show_logs=show_logs, logs=logs)
-    return pages, (logs_dir if show_logs else None)
+    return Pages(data, live=True, logs_dir=logs_dir if show_logs else None)
 
 
 async def serve_site(
     pages: Pages,
     address: tuple[str, int],
     *,
-    logs_dir: Path | None = None,
     task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED,
 ) -> None:
     """Serve ``pages`` on ``address`` until cancelled; reports its URL (``http://HOST:PORT/``,
@@ -90,7 +86,7 @@ async def serve_site(
     bound = sockets.insecure_sockets[0].getsockname()
     shown_host = f"[{bound[0]}]" if ":" in str(bound[0]) else bound[0]
     task_status.started(f"http://{shown_host}:{bound[1]}/")
-    app = make_app(pages, logs_dir=logs_dir)
+    app = make_app(pages)
     await _serve(app, config, sockets)
 
 
@@ -117,12 +113,12 @@ def beside_league(
     async def run() -> None:
         store = ResultsStore.open_existing(results)  # its own connection: never waits on the league's
         already = store.game_count()
-        pages, logs = site_pages(
+        pages = site_pages(
             store, total=total, bots=bots, show_logs=show_logs, logs_dir=logs_dir, starting=lambda: store.game_count() <= already
         )
         try:
             async with trio.open_nursery() as nursery:
-                url = await nursery.start(partial(serve_site, pages, where, logs_dir=logs))
+                url = await nursery.start(partial(serve_site, pages, where))
                 announce(f"site: {url}   (while the league runs; `referee serve {results}` serves it afterwards)")
                 await league()
                 nursery.cancel_scope.cancel()

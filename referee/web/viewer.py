@@ -61,8 +61,8 @@ def game_steps(record: GameRecord) -> list[Step]:
     then a final ``"over"`` step (hands empty, placements in its notes)."""
     seats = len(record.seats)
     steps: list[Step] = []
-    for summary in record.rounds:
-        steps.extend(_round_steps(summary, seats, first_number=len(steps)))
+    for number, summary in enumerate(record.rounds, start=1):
+        steps.extend(_round_steps({"round": number, **summary}, seats, first_number=len(steps)))
     steps.append(
         Step(
             number=len(steps),
@@ -86,11 +86,12 @@ def game_steps(record: GameRecord) -> list[Step]:
 
 def _round_steps(summary: dict[str, Any], seats: int, *, first_number: int) -> list[Step]:
     number = int(summary["round"])
-    held = [list(hand) for hand in summary["hands"]] + [[] for _ in range(seats - len(summary["hands"]))]
+    dealt = summary.get("hands", [])
+    held = [list(hand) for hand in dealt] + [[] for _ in range(seats - len(dealt))]
     trump = summary.get("trump")
     no_trump = bool(summary.get("no_trump"))
-    deal_notes = [f"seat {summary['dealer']} deals {summary['hand_size']} cards"]
-    dogs = [seat for seat, hand in enumerate(summary["hands"]) if len(hand) == 1 and summary["hand_size"] != 1]
+    deal_notes = [f"seat {summary.get('dealer')} deals {summary.get('hand_size')} cards"]
+    dogs = [seat for seat, hand in enumerate(dealt) if len(hand) == 1 and summary.get("hand_size") != 1]
     if dogs:
         deal_notes.append("dog's life: " + ", ".join(f"seat {seat}" for seat in dogs) + " (one card)")
     chooser = summary.get("trump_chooser")
@@ -100,7 +101,7 @@ def _round_steps(summary: dict[str, Any], seats: int, *, first_number: int) -> l
         deal_notes.append(f"seat {chooser} names trump {trump}")
     elif summary.get("turn_up"):
         deal_notes.append(f"turn-up {summary['turn_up']} makes trump {trump}")
-    common = {"round": number, "trump": trump, "no_trump": no_trump, "turn_up": summary.get("turn_up")}
+    turn_up = summary.get("turn_up")
     steps = [
         Step(
             number=first_number,
@@ -113,7 +114,10 @@ def _round_steps(summary: dict[str, Any], seats: int, *, first_number: int) -> l
             hands=tuple(tuple(hand) for hand in held),
             tricks_won=tuple(0 for _ in range(seats)),
             notes=tuple(deal_notes),
-            **common,
+            round=number,
+            trump=trump,
+            no_trump=no_trump,
+            turn_up=turn_up,
         )
     ]
     won = [0] * seats
@@ -141,7 +145,10 @@ def _round_steps(summary: dict[str, Any], seats: int, *, first_number: int) -> l
                 hands=tuple(tuple(hand) for hand in held),
                 tricks_won=tuple(won),
                 notes=tuple(notes),
-                **common,
+                round=number,
+                trump=trump,
+                no_trump=no_trump,
+                turn_up=turn_up,
             )
         )
     return steps
@@ -173,4 +180,4 @@ def visible_hands(step: Step, seat: int | None) -> tuple[tuple[str, ...] | int, 
 
 def dealt_hands(record: GameRecord) -> list[tuple[int, Sequence[Sequence[str]]]]:
     """(round number, every seat's hand as dealt) for every round: shown once the game is over."""
-    return [(int(summary["round"]), summary["hands"]) for summary in record.rounds]
+    return [(int(summary.get("round", number)), summary.get("hands", [])) for number, summary in enumerate(record.rounds, start=1)]

@@ -230,3 +230,24 @@ def test_the_exported_site_opens_from_disk_without_network(browser: Any, finishe
     assert page.locator("table.h2h tbody tr").count() == 4
     assert all(url.startswith("file://") for url in requests), [url for url in requests if not url.startswith("file://")]
     context.close()
+
+
+def test_bot_logs_are_served_only_with_show_logs(browser: Any, served: str, finished: Path) -> None:
+    logs = sorted(finished.with_suffix("").rglob("heuristic-*.log"))
+    assert logs, "the league kept the bots' logs"
+    name = logs[0].relative_to(finished.with_suffix("")).as_posix()
+    page = browser.new_page()
+    assert page.goto(served + f"logs/{name}").status == 404
+    page.goto(served + "bots/heuristic.html")
+    assert page.locator("h2:text-is('Logs')").count() == 0
+    referee = Referee.start("serve", str(finished), "--port", "0", "--show-logs")
+    try:
+        url = referee.url()
+        page.goto(url + "bots/heuristic.html")
+        link = page.locator(f"a:text-is('{name}')")
+        assert link.count() == 1
+        assert page.goto(url + f"logs/{name}").status == 200
+        assert page.goto(url + "logs/../web.toml").status == 404
+    finally:
+        referee.stop()
+    page.close()
