@@ -7,7 +7,12 @@ from rich.table import Table
 from rich.text import Text
 
 from referee.records import FAULT_KINDS
+from referee.report.fit import fit_columns, footnote
 from referee.standings import Standings
+
+# Headers of the columns a narrow terminal drops, first named first (referee.report.fit):
+# the ranking key (points, wins, rating) last; the rank, bot, points and faults never.
+DROP_ORDER: tuple[str, ...] = ("ms p50/p95", "pts/g", "win%", "place", "games", "rating", "wins")
 
 
 def standings_table(standings: Standings, *, title: str = "Standings", rules_line: str | None = None) -> RenderableType:
@@ -22,7 +27,7 @@ def standings_table(standings: Standings, *, title: str = "Standings", rules_lin
     table.add_column("points", justify="right", style="bold cyan")
     table.add_column("pts/g", justify="right")
     table.add_column("rating", justify="right")
-    table.add_column("faults", justify="left")
+    table.add_column("faults", justify="left", no_wrap=True)
     table.add_column("ms p50/p95", justify="right", no_wrap=True)
     for row in standings.rows:
         name = Text(row.bot)
@@ -49,4 +54,11 @@ def standings_table(standings: Standings, *, title: str = "Standings", rules_lin
 
 
 def print_standings(console: Console, standings: Standings, *, title: str, rules_line: str | None = None) -> None:
-    console.print(Group(standings_table(standings, title=title, rules_line=rules_line)))
+    """Every row; on a narrow console the columns of ``DROP_ORDER`` drop, with a footnote."""
+    table = standings_table(standings, title=title, rules_line=rules_line)
+    if isinstance(table, Table):
+        note = footnote(fit_columns(console, table, console.width, DROP_ORDER), console.width)
+        if note is not None:
+            console.print(Group(table, note))
+            return
+    console.print(Group(table))
