@@ -76,11 +76,11 @@ def make_app(pages: Pages) -> Starlette:
         async def stream() -> AsyncIterator[str]:
             seen = -1
             while True:
-                count = await run(pages.data.count)
                 yield sse_message("progress", await run(pages.progress_fragment))
-                if count != seen:
-                    seen = count
-                    yield sse_message("standings", await run(pages.standings_fragment))
+                snapshot = await run(pages.data.snapshot)
+                if snapshot.count != seen:
+                    seen = snapshot.count
+                    yield sse_message("standings", await run(lambda: pages.standings_fragment(snapshot)))
                 await anyio.sleep(EVENT_PERIOD_S)
 
         return StreamingResponse(stream(), media_type="text/event-stream", headers={"Cache-Control": "no-store"})

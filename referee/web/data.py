@@ -15,13 +15,13 @@ import time
 import tomllib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 
 from referee.records import FAULT_KINDS, FaultKind, GameRecord
 from referee.standings import Standings, compute_standings
 from referee.store import ResultsStore, StoredFault
 
 RECENT_GAMES = 20  # finish times the ETA is measured over
+MIN_REBUILD_S = 1.0  # the live site's standings are at most this much older than the store
 
 
 def slug(text: str) -> str:
@@ -150,10 +150,13 @@ class SiteData:
         self.league = meta.get("league", "")
         self.total = total if total is not None else scheduled_total(meta.get("config_text", ""))
         self._bots = tuple(bots) or _config_bots(meta.get("config_text", ""))
+        self.move_ms = _config_move_ms(meta.get("config_text", ""))
         self._clock = clock
         self._starting = starting
         self._lock = threading.Lock()
         self._snapshot: Snapshot | None = None
+        self._built_at = 0.0
+        self._build_cost = 0.0
 
     def count(self) -> int:
         return self.store.game_count()
@@ -173,11 +176,18 @@ class SiteData:
         )
 
     def snapshot(self) -> Snapshot:
-        """The pages' data for the games stored now (rebuilt only when the count changed)."""
+        """The pages' data for the games stored now. Rebuilt when the count changed, but at
+        most every :data:`MIN_REBUILD_S` seconds and never more than a fifth of the time (a
+        rebuild reads every record: it must not slow down a league that is running)."""
         with self._lock:
             count = self.store.game_count()
-            if self._snapshot is None or self._snapshot.count != count:
+            now = time.monotonic()
+            if self._snapshot is None or (
+                self._snapshot.count != count and now - self._built_at >= max(MIN_REBUILD_S, 5 * self._build_cost)
+            ):
                 self._snapshot = self._build()
+                self._built_at = now
+                self._build_cost = time.monotonic() - now
             return self._snapshot
 
     def _build(self) -> Snapshot:
@@ -241,5 +251,16 @@ def _config_bots(config_text: str) -> tuple[str, ...]:
         return ()
 
 
-def utc_text(seconds: float) -> str:
-    return datetime.fromtimestamp(seconds, timezone.utc).isoformat(timespec="seconds")
+def _config_move_ms(config_text: str) -> float | None:
+    """The league's time per decision (``[time] move_ms``, the config's default when not
+    given); None without a config or under the debug preset (no time limits)."""
+    from referee.config.schema import TimeModel
+
+    try:
+        data = tomllib.loads(config_text)
+    except tomllib.TOMLDecodeError:
+        return None
+    if not data or data.get("faults", {}).get("preset") == "debug":
+        return None
+    value = data.get("time", {}).get("move_ms", TimeModel().move_ms)
+    return float(value) if isinstance(value, (int, float)) else None

@@ -37,9 +37,10 @@ def export_html(store: ResultsStore, directory: Path) -> int:
         for name in snapshot.bots:
             write(f"bots/{slug(name)}.html", pages.bot(name))
         for game_id, _fixture, seats, _placements, _faults in snapshot.games:
-            write(f"games/{slug(game_id)}.html", pages.game(game_id, None))
+            record = store.record(game_id)
+            write(f"games/{slug(game_id)}.html", pages.game(game_id, None, record))
             for seat in range(len(seats)):
-                write(f"games/{slug(game_id)}-seat{seat}.html", pages.game(game_id, seat))
+                write(f"games/{slug(game_id)}-seat{seat}.html", pages.game(game_id, seat, record))
     except OSError as error:
         raise StoreError(f"cannot write the site into {directory}: {error.strerror or error}") from None
     return written

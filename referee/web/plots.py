@@ -11,8 +11,10 @@ import matplotlib
 matplotlib.use("Agg")  # before any other matplotlib import: never a window
 
 from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.ticker import FuncFormatter  # noqa: E402
 
 matplotlib.rcParams["svg.hashsalt"] = "referee"  # the same SVG for the same data
+matplotlib.rcParams["svg.fonttype"] = "none"  # text as text: smaller, and the page's own font
 
 
 def decision_time_svg(times_ms: Sequence[float], *, limit_ms: float | None = None) -> str:
@@ -28,6 +30,7 @@ def decision_time_svg(times_ms: Sequence[float], *, limit_ms: float | None = Non
     if high / low > 20:
         bins: Sequence[float] | int = [low * (high / low) ** (i / 30) for i in range(31)]
         axes.set_xscale("log")
+        axes.xaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
     else:
         bins = 30
     axes.hist(times_ms, bins=bins, color="#3b7dd8", edgecolor="white", linewidth=0.4)
@@ -39,7 +42,7 @@ def decision_time_svg(times_ms: Sequence[float], *, limit_ms: float | None = Non
     axes.set_title(f"{len(times_ms)} decisions, median {_median(times_ms):.1f} ms", fontsize=10)
     for side in ("top", "right"):
         axes.spines[side].set_visible(False)
-    figure.tight_layout()
+    figure.subplots_adjust(left=0.1, right=0.97, top=0.88, bottom=0.2)  # fixed: tight_layout costs ~1 s a plot
     buffer = io.StringIO()
     figure.savefig(buffer, format="svg", metadata={"Date": None})
     text = buffer.getvalue()

@@ -13,6 +13,7 @@ pages work served and opened from disk:
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -23,7 +24,7 @@ import jinja2
 from markupsafe import Markup, escape
 
 from referee.checkbot.describe import describe_request, legal_answers
-from referee.records import FAULT_KINDS
+from referee.records import FAULT_KINDS, GameRecord
 from referee.standings import Standings
 from referee.web.data import Progress, SiteData, Snapshot, slug
 from referee.web.plots import decision_time_svg
@@ -34,6 +35,7 @@ STATIC = HERE / "static"
 SUIT_SYMBOL = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 
 
+@functools.lru_cache(maxsize=64)
 def card_html(card: str | None) -> Markup:
     """``AS`` as ``<span class="card s-S">A♠</span>``; None as a dash (no card)."""
     if not card:
@@ -159,14 +161,15 @@ class Pages:
             row=row,
             games=summary.games,
             faults=faults,
-            plot=Markup(decision_time_svg(summary.decision_ms)),  # numbers only: no bot text in it
+            plot=Markup(decision_time_svg(summary.decision_ms, limit_ms=self.data.move_ms)),  # numbers only: no bot text in it
             logs=logs,
         )
 
-    def game(self, game_id: str, seat: int | None) -> str:
+    def game(self, game_id: str, seat: int | None, record: GameRecord | None = None) -> str:
         """The viewer of game ``game_id`` with every hand (``seat=None``) or as ``seat``
-        saw it. StoreError when there is no such game; KeyError for a seat it does not have."""
-        record = self.data.record(game_id)
+        saw it (``record``: the game's record, when already read). StoreError when there is
+        no such game; KeyError for a seat it does not have."""
+        record = record or self.data.record(game_id)
         if seat is not None and not 0 <= seat < len(record.seats):
             raise KeyError(seat)
         steps = game_steps(record)

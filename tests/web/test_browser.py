@@ -92,7 +92,7 @@ def league_config(tmp: Path) -> Path:
 @pytest.fixture(scope="module")
 def running(module_tmp: Path, browser: Any) -> Iterator[Referee]:
     """``referee run web.toml --serve 0``: 24 games, one at a time (the browser is up first)."""
-    referee = Referee.start("run", str(league_config(module_tmp)), "--no-live", "--serve", "127.0.0.1:0")
+    referee = Referee.start("run", str(league_config(module_tmp)), "--no-live", "--serve", "0")
     yield referee
     referee.stop()
     assert not processes_matching(str(E2E_BOTS))
@@ -119,7 +119,7 @@ def games_done(page: Any) -> int:
 
 def test_the_standings_page_updates_while_games_finish(browser: Any, running: Referee, tmp_path: Path) -> None:
     url = running.url()
-    assert url.startswith("http://127.0.0.1:")
+    assert url.startswith("http://127.0.0.1:"), "this machine only, unless told otherwise"
     page = browser.new_page()
     page.goto(url)
     page.wait_for_selector("table.standings", timeout=WAIT_MS)
