@@ -22,6 +22,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from referee.errors import StoreError
+from referee.web.data import slug
 from referee.web.render import STATIC, Pages
 
 EVENT_PERIOD_S = 1.0  # how often /events looks for new games and sends the progress
@@ -62,7 +63,7 @@ def make_app(pages: Pages) -> Starlette:
         stem = request.path_params["name"].removesuffix(".html")
         match = _SEAT_PAGE.match(stem)
         candidates = [(stem, None)] + ([(match["game"], int(match["seat"]))] if match else [])
-        ids = await run(lambda: {_slug_of(game_id): game_id for game_id, *_ in pages.data.snapshot().games})
+        ids = await run(lambda: {slug(game_id): game_id for game_id, *_ in pages.data.snapshot().games})
         for game_slug, seat in candidates:
             if game_slug in ids:
                 game_id = ids[game_slug]
@@ -107,12 +108,6 @@ def make_app(pages: Pages) -> Starlette:
     if logs_dir is not None:
         routes.append(Route("/logs/{path:path}", log))
     return Starlette(routes=routes)
-
-
-def _slug_of(game_id: str) -> str:
-    from referee.web.data import slug
-
-    return slug(game_id)
 
 
 def _not_found(text: str) -> Response:

@@ -16,6 +16,7 @@ import tomllib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from referee.rules import Rules
 from referee.records import FAULT_KINDS, FaultKind, GameRecord
 from referee.standings import Standings, compute_standings
 from referee.store import ResultsStore, StoredFault
@@ -197,7 +198,7 @@ class SiteData:
         records: list[GameRecord] = []
         for record in self.store.records():
             records.append(_light(record))
-            rules = rules or ", ".join(f"{key}={value}" for key, value in record.rules.items())
+            rules = rules or Rules.from_dict(record.rules).summary()
             faults = [0] * len(record.seats)
             for fault in record.faults:
                 if fault.seat < len(faults):
@@ -217,9 +218,6 @@ class SiteData:
                     bots[record.seats[action.seat]].decision_ms.append(action.ms)
         standings = compute_standings(records, bots=list(bots))
         return Snapshot(count=len(games), standings=standings, bots=bots, games=games, rules=rules)
-
-    def faults(self, bot: str) -> list[StoredFault]:
-        return self.store.faults(bot)
 
     def first_fault_of_each_kind(self, bot: str) -> list[tuple[FaultKind, int, StoredFault]]:
         """(kind, how many, the first example) for every kind of fault ``bot`` made, in

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
-from markupsafe import Markup, escape
+from markupsafe import Markup
 
 from referee.checkbot.describe import describe_request, legal_answers
 from referee.records import FAULT_KINDS, GameRecord
@@ -196,7 +196,3 @@ def head_to_head_grid(standings: Standings) -> dict[str, Any]:
     for (a, b), (outlasted, met) in standings.head_to_head.items():
         cells[(a, b)] = (outlasted, met, 100.0 * outlasted / met if met else 0.0)
     return {"bots": bots, "cells": cells}
-
-
-def escape_text(text: str) -> str:
-    return str(escape(text))
