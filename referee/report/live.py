@@ -159,9 +159,13 @@ def fitted_standings(console: Console, standings: Standings, width: int, *, rows
     table = standings_table(dataclasses.replace(standings, rows=standings.rows[:rows]) if hidden else standings, title=title)
     assert isinstance(table, Table)
     if hidden:
-        table.add_row("", Text(f"… {hidden} more", style="bold yellow"))
+        headers = [str(column.header) for column in table.columns]
+        cells: list[RenderableType] = [""] * len(headers)
+        cells[headers.index("bot") if "bot" in headers else min(1, len(cells) - 1)] = Text(f"… {hidden} more", style="bold yellow")
+        table.add_row(*cells)
     dropped = fit_columns(console, table, width, DROP_ORDER)
-    notes = [note for note in (footnote(dropped, width),) if note is not None]
+    notes = [Text(str(table.caption))] if isinstance(table.caption, str) else [table.caption] if isinstance(table.caption, Text) else []
+    notes += [note for note in (footnote(dropped, width),) if note is not None]
     if hidden:
         notes.append(Text(f"{hidden} bots below the screen: the full table is printed at the end", style="dim"))
     if notes:

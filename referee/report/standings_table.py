@@ -27,7 +27,7 @@ def standings_table(standings: Standings, *, title: str = "Standings", rules_lin
     table.add_column("points", justify="right", style="bold cyan")
     table.add_column("pts/g", justify="right")
     table.add_column("rating", justify="right")
-    table.add_column("faults", justify="left", no_wrap=True)
+    table.add_column("faults", justify="left")
     table.add_column("ms p50/p95", justify="right", no_wrap=True)
     for row in standings.rows:
         name = Text(row.bot)
