@@ -237,6 +237,12 @@ class ResultsStore:
         with self._lock:
             return {row[0] for row in self._db.execute("SELECT game_id FROM games")}
 
+    def finish_times(self) -> list[float]:
+        """When each stored game finished, POSIX seconds, ascending (progress and ETA)."""
+        with self._lock:
+            rows = self._db.execute("SELECT finished_at FROM games ORDER BY finished_at").fetchall()
+        return [datetime.fromisoformat(row[0]).timestamp() for row in rows]
+
     def records(self) -> Iterator[GameRecord]:
         """Every stored game, ordered by fixture (then game id). Read in batches of
         :data:`READ_BATCH`, so a long league's records are never all in memory at once."""

@@ -12,7 +12,7 @@ from rich.markup import escape
 from referee.cli.pipes import quiet_broken_pipe
 from referee.errors import Interrupted, RefereeError
 
-COMMANDS = ("run", "play", "standings", "replay", "check_bot", "faults")
+COMMANDS = ("run", "play", "standings", "replay", "check_bot", "faults", "serve", "export")
 
 
 def positive_int(text: str) -> int:

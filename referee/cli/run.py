@@ -28,6 +28,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     parser.add_argument("--concurrency", type=positive_int, default=None, help="tables played at once (default: the config's)")
     parser.add_argument("--no-live", action="store_true", help="plain line-by-line output instead of the live display")
     parser.add_argument("--results", type=Path, default=None, help="results file (default: the config's, or results/<league>.sqlite)")
+    parser.add_argument("--serve", metavar="[HOST:]PORT", default=None, help="serve the league's web site while it runs (e.g. 8000)")
+    parser.add_argument("--show-logs", action="store_true", help="with --serve: also serve the bots' logs")
     parser.set_defaults(handler=run)
 
 
@@ -69,9 +71,18 @@ def run(args: argparse.Namespace) -> int:
     def standings() -> None:
         print_standings(console, store_standings(store, spec), title=f"Standings — {escape(spec.name)}", rules_line=f"rules: {spec.rules.summary()}")
 
+    league_night = partial(run_league, spec, schedule, store, reporter)
     try:
         with shutdown_guard(console, store, summary=standings), reporter:
-            run_trio(partial(run_league, spec, schedule, store, reporter))
+            if args.serve:
+                from referee.web.serve import beside_league
+
+                run_trio(beside_league(
+                    league_night, args.serve, store.path, total=total, bots=names,
+                    show_logs=args.show_logs, logs_dir=spec.run_dir, announce=console.print,
+                ))  # fmt: skip
+            else:
+                run_trio(league_night)
     finally:
         if isinstance(schedule, MovementRounds):
             schedule.save_time()

@@ -9,6 +9,7 @@ from rich.table import Table
 from rich.text import Text
 
 from referee.records import FAULT_KINDS
+from referee.report.fit import fit_columns, footnote
 from referee.standings import Standings
 
 HEAD_TO_HEAD_MAX_BOTS = 12  # the terminal shows the head-to-head table up to this many bots
@@ -32,6 +33,11 @@ def separation_line(standings: Standings) -> str | None:
     if first.games and second.games and round(first.points_per_game, 9) == round(second.points_per_game, 9):
         return f"#1 {first.bot} and #2 {second.bot} have equal points per game: more games may never separate them."
     return f"Too few deals played to estimate how many games would separate {who}."
+
+
+# Headers of the columns a narrow terminal drops, first named first (referee.report.fit):
+# the rank, the bot, the ranking key (pts/g) and the faults never drop.
+DROP_ORDER: tuple[str, ...] = ("ms p50/p95", "place", "win%", "games", "points", "rating μ±σ", "95% interval")
 
 
 def standings_table(standings: Standings, *, title: str = "Standings", rules_line: str | None = None) -> RenderableType:
@@ -112,9 +118,15 @@ def head_to_head_table(standings: Standings) -> RenderableType:
 def print_standings(
     console: Console, standings: Standings, *, title: str, rules_line: str | None = None, head_to_head: bool | None = None
 ) -> None:
-    """The standings table, then the head-to-head table when ``head_to_head`` is True, or
+    """The standings table (on a narrow console the columns of ``DROP_ORDER`` drop, with a
+    footnote), then the head-to-head table when ``head_to_head`` is True, or
     by default when there are at most :data:`HEAD_TO_HEAD_MAX_BOTS` bots."""
-    parts = [standings_table(standings, title=title, rules_line=rules_line)]
+    table = standings_table(standings, title=title, rules_line=rules_line)
+    parts: list[RenderableType] = [table]
+    if isinstance(table, Table):
+        note = footnote(fit_columns(console, table, console.width, DROP_ORDER), console.width)
+        if note is not None:
+            parts.append(note)
     if head_to_head or (head_to_head is None and 2 <= len(standings.rows) <= HEAD_TO_HEAD_MAX_BOTS and standings.games):
         parts.append(head_to_head_table(standings))
     console.print(Group(*parts))

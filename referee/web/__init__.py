@@ -1,0 +1,1 @@
+"""The league's web site: live standings, head-to-head, bot pages, game viewer, static export."""

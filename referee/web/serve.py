@@ -1,0 +1,128 @@
+"""Serve the site under trio (Hypercorn's trio worker), alone or beside a running league."""
+
+from __future__ import annotations
+
+import logging
+import socket
+from functools import partial
+from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
+
+import trio
+from hypercorn.config import Config, Sockets
+from hypercorn.trio.run import worker_serve
+from hypercorn.utils import wrap_app
+from starlette.applications import Starlette
+
+from referee.errors import ConfigError
+from referee.store import ResultsStore
+from referee.web.app import make_app
+from referee.web.data import SiteData
+from referee.web.render import Pages
+
+DEFAULT_HOST = "127.0.0.1"
+
+
+def parse_address(text: str, *, default_port: int = 8000) -> tuple[str, int]:
+    """``PORT``, ``HOST:PORT``, ``HOST`` or ``[IPv6]:PORT`` as (host, port); the host is
+    127.0.0.1 unless given. ConfigError for a port that is not a number in 0-65535."""
+    text = text.strip()
+    host, port_text = DEFAULT_HOST, text
+    if text.startswith("["):
+        inside, _, rest = text[1:].partition("]")
+        host, port_text = inside, rest.removeprefix(":") or str(default_port)
+    elif text.count(":") == 1:
+        host, port_text = text.split(":")
+        host = host or DEFAULT_HOST
+    elif not text.isdigit():
+        host, port_text = text, str(default_port)
+    if not port_text.isdigit() or not 0 <= int(port_text) <= 65535:
+        raise ConfigError(f"address {text!r}: expected [HOST:]PORT with PORT a number 0-65535, e.g. 8000 or 0.0.0.0:8000")
+    return host, int(port_text)
+
+
+def _config(host: str, port: int) -> Config:
+    config = Config()
+    bind_host = f"[{host}]" if ":" in host else host
+    config.bind = [f"{bind_host}:{port}"]
+    config.accesslog = None
+    config.errorlog = logging.getLogger("referee.web")  # quiet: warnings only (no per-request lines)
+    logging.getLogger("referee.web").setLevel(logging.WARNING)
+    config.graceful_timeout = 1.0
+    return config
+
+
+def site_pages(
+    store: ResultsStore,
+    *,
+    total: int | None = None,
+    bots: Sequence[str] = (),
+    show_logs: bool = False,
+    logs_dir: Path | None = None,
+    starting: Callable[[], bool] | None = None,
+) -> Pages:
+    """The live site's pages over ``store``; bot logs (from ``logs_dir``) only with ``show_logs``."""
+    data = SiteData(store, total=total, bots=bots, starting=starting)
+    return Pages(data, live=True, logs_dir=logs_dir if show_logs else None)
+
+
+async def serve_site(
+    pages: Pages,
+    address: tuple[str, int],
+    *,
+    task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED,
+) -> None:
+    """Serve ``pages`` on ``address`` until cancelled; reports its URL (``http://HOST:PORT/``,
+    the real port when 0 was asked) through ``task_status``. ConfigError when the address
+    cannot be listened on (in use, not this machine's)."""
+    host, port = address
+    config = _config(host, port)
+    try:
+        sockets = config.create_sockets()
+        for sock in sockets.insecure_sockets:
+            sock.listen(config.backlog)
+    except (OSError, socket.gaierror) as error:
+        raise ConfigError(f"cannot serve the site on {host}:{port}: {error.strerror or error}: choose another port") from None
+    bound = sockets.insecure_sockets[0].getsockname()
+    shown_host = f"[{bound[0]}]" if ":" in str(bound[0]) else bound[0]
+    task_status.started(f"http://{shown_host}:{bound[1]}/")
+    app = make_app(pages)
+    await _serve(app, config, sockets)
+
+
+async def _serve(app: Starlette, config: Config, sockets: Sockets) -> None:
+    await worker_serve(wrap_app(app, config.wsgi_max_body_size, None), config, sockets=sockets)  # type: ignore[arg-type]
+
+
+def beside_league(
+    league: Callable[[], Awaitable[None]],
+    address: str,
+    results: Path,
+    *,
+    total: int,
+    bots: Sequence[str],
+    show_logs: bool,
+    logs_dir: Path,
+    announce: Callable[[str], object],
+) -> Callable[[], Awaitable[None]]:
+    """``referee run --serve``: an async function that runs ``league`` with the site of
+    ``results`` served beside it in the same trio run, until the league ends.
+    ``announce`` is told ``site: URL``. ConfigError at once for a bad ``address``."""
+    where = parse_address(address)
+
+    async def run() -> None:
+        store = ResultsStore.open_existing(results)  # its own connection: never waits on the league's
+        already = store.game_count()
+        pages = site_pages(
+            store, total=total, bots=bots, show_logs=show_logs, logs_dir=logs_dir, starting=lambda: store.game_count() <= already
+        )
+        try:
+            async with trio.open_nursery() as nursery:
+                url = await nursery.start(partial(serve_site, pages, where))
+                announce(f"site: {url}   (while the league runs; `referee serve {results}` serves it afterwards)")
+                await league()
+                nursery.cancel_scope.cancel()
+        finally:
+            store.close()
+
+    return run

@@ -1,0 +1,108 @@
+"""The live view fits the terminal: rendered at 100x30 and 160x50 with 30 bots and compared
+with checked-in text (``tests/terminal/golden``; regenerate with ``UPDATE_GOLDEN=1``)."""
+
+from __future__ import annotations
+
+import io
+import itertools
+import os
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from referee.records import ActionRecord, FaultRecord, GameRecord
+from referee.report.live import STARTING, live_view, placement_line, progress_bar
+from referee.report.standings_table import print_standings
+from referee.standings import Standings, compute_standings
+from tests.league_data.league_records import game_record
+
+GOLDEN = Path(__file__).parent / "golden"
+NAMES = [f"student-{number:02d}" for number in range(1, 29)] + ["a-rather-long-bot-name-x", "heuristic"]
+
+
+def league(games: int = 120) -> tuple[Standings, GameRecord]:
+    """30 bots at tables of 4, placements and faults from a fixed pattern."""
+    records = []
+    cycle = itertools.cycle(range(30))
+    for number in range(games):
+        seats = [NAMES[next(cycle)] for _ in range(4)]
+        strength = [NAMES.index(name) * 3 + (number * 7 + seat * 5) % 40 for seat, name in enumerate(seats)]
+        order = sorted(range(4), key=lambda seat: -strength[seat])
+        placements = [order.index(seat) + 1 for seat in range(4)]
+        faults = [FaultRecord("timeout", 2, seats[2], 5, "no answer within 1000 ms")] if number % 7 == 0 else []
+        if number % 11 == 0:
+            faults.append(FaultRecord("illegal", 1, seats[1], 9, "2S is not legal here"))
+        actions = [ActionRecord(seat, "play", "AS", 1.0 + (number * 7 + seat * 13) % 40) for seat in range(4) for _ in range(3)]
+        records.append(game_record(f"t{number:03d}-d0-r0", seats, placements, fixture=number, faults=faults, actions=actions))
+    return compute_standings(records, bots=NAMES), records[-1]
+
+
+def render(width: int, height: int, *, starting: bool = False) -> str:
+    console = Console(width=width, height=height, file=io.StringIO(), record=True, color_system=None, legacy_windows=False, _environ={})
+    clock = iter(float(second) for second in itertools.count(0, 3))  # a game every 3 s
+    now = [0.0]
+
+    def get_time() -> float:
+        return now[0]
+
+    progress = progress_bar(console, get_time)
+    task = progress.add_task("games", total=840, completed=0)
+    standings, last = league()
+    for _ in range(0 if starting else 120):
+        now[0] = next(clock)
+        progress.update(task, advance=1)
+    view = live_view(console, progress, None if starting else standings, status=STARTING if starting else None, last="" if starting else placement_line(last))
+    console.print(view)
+    return console.export_text()
+
+
+def check_golden(name: str, text: str) -> None:
+    path = GOLDEN / name
+    if os.environ.get("UPDATE_GOLDEN") == "1":
+        path.write_text(text)
+    assert text == path.read_text(), f"{name} differs; run with UPDATE_GOLDEN=1 after checking the new text"
+
+
+@pytest.mark.parametrize("width,height", [(100, 30), (160, 50)])
+def test_the_live_view_fits_the_terminal(width: int, height: int) -> None:
+    text = render(width, height)
+    lines = text.splitlines()
+    assert len(lines) <= height
+    assert all(len(line) <= width for line in lines)
+    assert "120/840" in lines[0] and "elapsed 0:05:57" in lines[0] and "ETA 0:36:00" in lines[0], lines[0]
+    for header in ("#", "bot", "points", "faults"):
+        assert f" {header} " in text
+    assert "timeout" in text and "illegal" in text, "fault kinds are never cut"
+    check_golden(f"live_{width}x{height}.txt", text)
+
+
+def test_more_bots_than_lines_shows_the_top_rows_and_how_many_more() -> None:
+    text = render(100, 30)
+    ranks = [line for line in text.splitlines() if line.startswith("│") and line[1:5].strip().isdigit()]
+    assert 10 < len(ranks) < 30
+    assert [int(line[1:5]) for line in ranks] == list(range(1, len(ranks) + 1)), "the top rows, in rank order"
+    assert f"… {30 - len(ranks)} more" in text
+    assert "full table is printed at the end" in text
+    assert "not shown at 100 columns:" in text
+
+
+def test_all_bots_fit_in_a_tall_terminal() -> None:
+    text = render(160, 50)
+    assert all(f" {name} " in text for name in NAMES)
+    assert "more" not in text and "not shown" not in text
+
+
+def test_bot_start_up_shows_as_a_status_line() -> None:
+    text = render(100, 30, starting=True)
+    assert text.splitlines()[0].startswith("starting the bots")
+    assert "0/840" in text
+
+
+def test_the_full_table_at_the_end_has_every_bot_and_fits_the_width() -> None:
+    console = Console(width=100, file=io.StringIO(), record=True, color_system=None, legacy_windows=False, _environ={})
+    print_standings(console, league()[0], title="Standings — night")
+    text = console.export_text()
+    assert all(f" {name} " in text for name in NAMES)
+    assert all(len(line) <= 100 for line in text.splitlines())
+    assert "not shown at 100 columns:" in text
