@@ -6,7 +6,7 @@ transaction, so an interrupted league loses only the games in progress (DESIGN.m
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -51,24 +51,49 @@ class LeagueSpec:
     run_dir: Path  # per-bot logs and private directories live here
 
 
-async def run_league(spec: LeagueSpec, fixtures: Sequence[Fixture], store: ResultsStore, reporter: Reporter) -> None:
-    """Play every fixture not yet in ``store``, up to ``spec.concurrency`` at once.
+Started = Callable[[Fixture], None]
+Finished = Callable[[GameRecord], None]
+
+
+class FixtureRunner(Protocol):
+    """Plays fixtures somewhere (here: :func:`run_fixtures`; on a Dask cluster:
+    ``referee.cluster``): calls ``started`` as each game begins and ``finished`` with each
+    finished record, exactly once per fixture, on the trio thread; returns when all are done."""
+
+    async def __call__(self, spec: LeagueSpec, fixtures: Sequence[Fixture], started: Started, finished: Finished) -> None: ...
+
+
+async def run_league(
+    spec: LeagueSpec, fixtures: Sequence[Fixture], store: ResultsStore, reporter: Reporter, runner: FixtureRunner | None = None
+) -> None:
+    """Play every fixture not yet in ``store``, up to ``spec.concurrency`` at once, with
+    ``runner`` (default :func:`run_fixtures`, on this machine); store each game as it ends.
 
     Bot faults never stop the league. Cancellation (Ctrl-C) kills every bot process;
     games already stored stay stored.
     """
     done = store.finished_game_ids()
     todo = [fixture for fixture in fixtures if fixture.game_id not in done]
-    send, receive = trio.open_memory_channel[Fixture](len(todo) or 1)
-    for fixture in todo:
+
+    def finished(record: GameRecord) -> None:
+        store.save_game(record)
+        reporter.game_finished(record)
+
+    await (runner or run_fixtures)(spec, todo, reporter.game_started, finished)
+
+
+async def run_fixtures(spec: LeagueSpec, fixtures: Sequence[Fixture], started: Started, finished: Finished) -> None:
+    """The local :class:`FixtureRunner`: one pool on this machine, ``spec.concurrency`` games at once."""
+    send, receive = trio.open_memory_channel[Fixture](len(fixtures) or 1)
+    for fixture in fixtures:
         send.send_nowait(fixture)
     send.close()
     async with BotPool(
         spec.bots, run_dir=spec.run_dir, sandbox=spec.sandbox, time=spec.time, max_restarts=spec.faults.max_restarts
     ) as pool:
         async with trio.open_nursery() as nursery:
-            for _ in range(max(1, min(spec.concurrency, len(todo)))):
-                nursery.start_soon(_worker, spec, pool, receive.clone(), store, reporter)
+            for _ in range(max(1, min(spec.concurrency, len(fixtures)))):
+                nursery.start_soon(_worker, spec, pool, receive.clone(), started, finished)
         receive.close()
 
 
@@ -76,15 +101,13 @@ async def _worker(
     spec: LeagueSpec,
     pool: BotPool,
     fixtures: trio.MemoryReceiveChannel[Fixture],
-    store: ResultsStore,
-    reporter: Reporter,
+    started: Started,
+    finished: Finished,
 ) -> None:
     async with fixtures:
         async for fixture in fixtures:
-            reporter.game_started(fixture)
-            record = await play_fixture(spec, pool, fixture)
-            store.save_game(record)
-            reporter.game_finished(record)
+            started(fixture)
+            finished(await play_fixture(spec, pool, fixture))
 
 
 async def play_fixture(
