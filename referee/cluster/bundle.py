@@ -23,6 +23,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from referee.errors import ConfigError
+
 SKIPPED_DIRS = frozenset({"__pycache__", ".git"})
 SKIPPED_SUFFIXES = (".pyc",)
 CHUNK = 1 << 20  # bytes read at a time while hashing
@@ -41,7 +43,7 @@ class BotBundle:
     archive: bytes | None
 
 
-class BundleTooLarge(Exception):
+class BundleTooLarge(ConfigError):
     """A bot's folder is too large to send (the message names the bot and what to do)."""
 
 

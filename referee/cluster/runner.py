@@ -89,7 +89,7 @@ class ClusterRunner:
         by_id = {fixture.game_id: fixture for fixture in fixtures}
         token = trio.lowlevel.current_trio_token()
         with self._events(token, by_id, started), self._tasks(job, fixtures) as futures:
-            batches = as_completed(futures, with_results=True, raise_errors=False)
+            batches = as_completed(futures, loop=self.client.loop, with_results=True, raise_errors=False)
             left = set(by_id)
             while left:
                 batch = await trio.to_thread.run_sync(batches.next_batch, abandon_on_cancel=True)
