@@ -42,10 +42,10 @@ def run(args: argparse.Namespace) -> int:
         format=config.league.format,
         challengers=tuple(config.league.challengers),
     )
+    cluster = open_cluster_runner(config, args.cluster)
     store = open_results(config, args.results, resume=args.resume)
     already = len(store.finished_game_ids())
-    cluster = open_cluster_runner(config, args.cluster)
-    where = f"{spec.concurrency} at once" if cluster is None else f"on the cluster at {cluster.address} ({cluster.capacity()} at once)"
+    where = f"{spec.concurrency} at once" if cluster is None else cluster.describe()
     console.print(
         f"[bold]{spec.name}[/]: {len(config.bots)} bots, {len(fixtures)} games at tables of "
         f"{config.league.table_size}, {where}"

@@ -36,7 +36,7 @@ def connect(address: str, *, timeout_s: float = 30) -> Client:
     TLS files come from Dask's own configuration). ClusterError when it cannot connect."""
     try:
         return Client(address, timeout=timeout_s, set_as_default=False)
-    except (OSError, TimeoutError) as error:
+    except (OSError, TimeoutError, ValueError) as error:
         raise ClusterError(
             f"cannot reach the Dask scheduler at {address}: {error} (start one with `dask scheduler`, see docs/cluster.md)"
         ) from None
@@ -71,6 +71,11 @@ class ClusterRunner:
         """Games the cluster plays at once: the sum of its workers' threads (0 when none)."""
         workers = self.client.scheduler_info(n_workers=-1).get("workers", {})
         return sum(int(worker.get("nthreads", 0)) for worker in workers.values())
+
+    def describe(self) -> str:
+        """``on the cluster at ADDRESS (N at once)``, or ``(no workers yet)``."""
+        capacity = self.capacity()
+        return f"on the cluster at {self.address} ({f'{capacity} at once' if capacity else 'no workers yet'})"
 
     def bundles(self, spec: LeagueSpec) -> list[BotBundle]:
         """Every bot started by command, hashed (and packed unless shared)."""
