@@ -5,7 +5,10 @@ at the same total concurrency (2), 8 instant bots at tables of 4, every game sto
 Taken over the steady state, as B4: from the finish of game ``3 × concurrency`` to the
 last, so the bots' start-up (on each worker: its own processes) is left out. Each
 repetition plays a league of its own name, so no worker reuses the processes of an
-earlier repetition. Overhead = cluster's s/game ÷ local's − 1, within a repetition.
+earlier repetition. Overhead = cluster's s/game ÷ local's − 1, within a repetition. The
+workers run as docs/cluster.md advises (Dask's statistical profiler off). CPU per game sums
+every process of the league (referee or coordinator, scheduler, nannies, workers, bots), a
+figure less at the mercy of other load on the machine than wall time.
 """
 
 from __future__ import annotations
@@ -95,9 +98,9 @@ def main() -> None:
     from referee.cluster.runner import ClusterRunner
     from referee.sandbox import SandboxSettings
 
-    import os, dask
-    if os.environ.get("B7_TUNE"):
-        dask.config.set({"distributed.worker.profile.enabled": False, "distributed.scheduler.worker-saturation": float("inf")})
+    import dask
+
+    dask.config.set({"distributed.worker.profile.enabled": False})  # as docs/cluster.md advises for workers
     games = 12 if args.quick else MEASURED_GAMES
     local: list[tuple[float, float]] = []
     cluster: list[tuple[float, float]] = []

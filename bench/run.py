@@ -32,6 +32,7 @@ BENCHES: dict[str, tuple[str, str, int]] = {  # script, title, repetitions multi
     "B4": ("b4_throughput.py", "B4 throughput", 1),
     "B5": ("b5_startup.py", "B5 start-up", 2),
     "B6": ("b6_memory.py", "B6 memory", 1),
+    "B7": ("b7_cluster.py", "B7 cluster overhead", 1),
 }
 OUT = common.ROOT / "BENCHMARKS.md"
 RESULTS = common.ROOT / "bench" / "results.json"  # the last figures of each benchmark (kept for --only)
@@ -72,6 +73,7 @@ TARGETS = (
     Target("B5", "sandboxed ≤ plain + 10 ms", "bwrap_extra", lambda f: f.median <= 10, _median, 10),
     Target("B5", "plain ≤ 1.05 × the import baseline", "plain_over_baseline", lambda f: f.median <= 1.05, _median, 1.05),
     Target("B6", "RSS at 5,000 games ≤ 1.1 × RSS at 100 games", "ratio", lambda f: f.median <= 1.1, _median, 1.1),
+    Target("B7", "Dask ≤ 5 % more wall time per game than local, same concurrency", "overhead", lambda f: f.median <= 5, _median, 5),
 )
 
 

@@ -11,6 +11,7 @@ Dask; each fixture's record is passed on once, whatever Dask does.
 from __future__ import annotations
 
 import contextlib
+import json
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from typing import Any
@@ -105,7 +106,7 @@ class ClusterRunner:
                     if future.status != "finished":
                         raise ClusterError(f"game {game_id} could not be played on the cluster: {_why(future, result)}")
                     left.discard(game_id)
-                    finished(GameRecord.from_json(result))
+                    finished(GameRecord.from_json(json.loads(result)))
 
     @contextlib.contextmanager
     def _tasks(self, job: LeagueJob, fixtures: Sequence[Fixture]) -> Iterator[list[Future]]:

@@ -15,6 +15,7 @@ seats gets a ``startup`` fault saying why.
 from __future__ import annotations
 
 import hashlib
+import json
 import tarfile
 import tempfile
 import threading
@@ -54,9 +55,10 @@ class LeagueJob:
         return LeagueJob(hashlib.sha256(shape.encode()).hexdigest()[:16], spec, tuple(bundles))
 
 
-def play_on_worker(job: LeagueJob, fixture: Fixture) -> dict[str, Any]:
-    """A Dask task: play ``fixture`` on this worker; its :class:`GameRecord` as JSON data
-    (``GameRecord.to_json``). Raises what :func:`referee.league.play_fixture` raises
+def play_on_worker(job: LeagueJob, fixture: Fixture) -> str:
+    """A Dask task: play ``fixture`` on this worker; its :class:`GameRecord` as JSON text
+    (of ``GameRecord.to_json``: one string is cheaper for Dask to size, keep and send than
+    nested data). Raises what :func:`referee.league.play_fixture` raises
     (e.g. SandboxError when this worker cannot run the sandbox mode)."""
     return _host().play(job, fixture)
 
@@ -98,7 +100,7 @@ class _Host:
     opened: int = 0
     lock: trio.Lock = field(default_factory=trio.Lock)
 
-    def play(self, job: LeagueJob, fixture: Fixture) -> dict[str, Any]:
+    def play(self, job: LeagueJob, fixture: Fixture) -> str:
         here = _Here.find()  # on the Dask task's thread, where get_worker() works
         here.announce(fixture.game_id)
         return trio.from_thread.run(self._play, job, fixture, here, trio_token=self.token)
@@ -106,14 +108,14 @@ class _Host:
     def close(self, key: str) -> int:
         return trio.from_thread.run_sync(self._close, key, trio_token=self.token)
 
-    async def _play(self, job: LeagueJob, fixture: Fixture, here: _Here) -> dict[str, Any]:
+    async def _play(self, job: LeagueJob, fixture: Fixture, here: _Here) -> str:
         league = await self._league(job, here)
         league.playing += 1
         try:
             record = await play_fixture(league.spec, league.pool, fixture)
         finally:
             league.playing -= 1
-        return record.to_json()
+        return json.dumps(record.to_json(), separators=(",", ":"))
 
     async def _league(self, job: LeagueJob, here: _Here) -> _League:
         async with self.lock:
