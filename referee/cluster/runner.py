@@ -107,6 +107,7 @@ class ClusterRunner:
                         raise ClusterError(f"game {game_id} could not be played on the cluster: {_why(future, result)}")
                     left.discard(game_id)
                     finished(GameRecord.from_json(json.loads(result)))
+                    future.release()  # stored: the worker may drop its copy
 
     @contextlib.contextmanager
     def _tasks(self, job: LeagueJob, fixtures: Sequence[Fixture]) -> Iterator[list[Future]]:

@@ -19,9 +19,10 @@ import pytest
 from distributed import Client, LocalCluster
 
 from referee.cluster.bundle import BotBundle, pack
-from referee.cluster.runner import ClusterRunner
+from referee.cluster.runner import ClusterError, ClusterRunner
 from referee.records import GameRecord
 from referee.sandbox import SandboxSettings
+from referee.schedule import make_fixtures
 from tests.cluster.helpers import BOTS, SAMPLES, Recorder, fixtures, league_spec, play, without_timings
 from tests.conftest import REPO, run_referee, write_config
 
@@ -93,6 +94,13 @@ def test_a_bot_whose_folder_does_not_match_its_hash_is_refused_with_a_startup_fa
         assert [fault.kind for fault in refused] == ["startup"]
         assert "refused on tcp://" in refused[0].detail and "expected" in refused[0].detail, refused[0].detail
         assert all(fault.bot == "random" for fault in record.faults)  # the other bots played as usual
+
+
+def test_a_game_that_fails_on_a_worker_stops_the_league_with_one_line_naming_it(short_tmp: Path, client: Client) -> None:
+    spec = league_spec(short_tmp / "run", name="broken")
+    games = make_fixtures(["nobody", *BOTS][:4], 4, 1, 3)[:1]  # a bot the league does not know
+    with pytest.raises(ClusterError, match=rf"game {games[0].game_id} could not be played on the cluster: KeyError: 'nobody'"):
+        play(spec, games, short_tmp / "b.sqlite", ClusterRunner(client, sandbox=SandboxSettings()))
 
 
 def test_a_worker_killed_mid_league_loses_and_repeats_no_game(short_tmp: Path) -> None:
