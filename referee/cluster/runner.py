@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import uuid
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from typing import Any
@@ -94,13 +95,14 @@ class ClusterRunner:
         job = LeagueJob.make(replace(spec, sandbox=self.sandbox), bundles)
         by_id = {fixture.game_id: fixture for fixture in fixtures}
         token = trio.lowlevel.current_trio_token()
-        with self._events(token, by_id, started), self._tasks(job, fixtures) as futures:
+        run = uuid.uuid4().hex[:8]  # task keys of this run only: never those of a coordinator that died
+        with self._events(token, by_id, started), self._tasks(job, run, fixtures) as futures:
             batches = as_completed(futures, loop=self.client.loop, with_results=True, raise_errors=False)
             left = set(by_id)
             while left:
                 batch = await trio.to_thread.run_sync(batches.next_batch, abandon_on_cancel=True)
                 for future, result in batch:
-                    game_id = _game_of(future, job)
+                    game_id = _game_of(future, job, run)
                     if game_id not in left:
                         continue  # never twice
                     if future.status != "finished":
@@ -110,13 +112,13 @@ class ClusterRunner:
                     future.release()  # stored: the worker may drop its copy
 
     @contextlib.contextmanager
-    def _tasks(self, job: LeagueJob, fixtures: Sequence[Fixture]) -> Iterator[list[Future]]:
+    def _tasks(self, job: LeagueJob, run: str, fixtures: Sequence[Fixture]) -> Iterator[list[Future]]:
         """One task per fixture (earlier fixtures first); cancelled, and the league's bot
         processes on every worker killed, however the block ends."""
         shipped = self.client.scatter(job, broadcast=True, hash=False)
         futures = [
             self.client.submit(
-                play_on_worker, shipped, fixture, key=_task_key(job, fixture), priority=-fixture.index, pure=False
+                play_on_worker, shipped, fixture, key=_task_key(job, run, fixture), priority=-fixture.index, pure=False
             )
             for fixture in fixtures
         ]
@@ -149,12 +151,12 @@ class ClusterRunner:
                 self.client.unsubscribe_topic(STARTED_TOPIC)
 
 
-def _task_key(job: LeagueJob, fixture: Fixture) -> str:
-    return f"kwhist-{job.key}-{fixture.game_id}"
+def _task_key(job: LeagueJob, run: str, fixture: Fixture) -> str:
+    return f"kwhist-{job.key}-{run}-{fixture.game_id}"
 
 
-def _game_of(future: Future, job: LeagueJob) -> str:
-    return str(future.key).removeprefix(f"kwhist-{job.key}-")
+def _game_of(future: Future, job: LeagueJob, run: str) -> str:
+    return str(future.key).removeprefix(f"kwhist-{job.key}-{run}-")
 
 
 def _why(future: Future, result: object) -> str:

@@ -66,7 +66,9 @@ def play_on_worker(job: LeagueJob, fixture: Fixture) -> str:
 def close_league(key: str) -> int:
     """For ``Client.run`` at the end of a league: kill this worker's bot processes of the
     league ``key``; returns how many leagues were closed (0 or 1)."""
-    return _host().close(key)
+    with _lock:
+        host = _the_host
+    return 0 if host is None else host.close(key)
 
 
 class _RefusingPool(BotPool):

@@ -23,7 +23,7 @@ from tests.conftest import REPO
 SAMPLES = REPO / "sample_bots" / "python"
 BOTS = {"heuristic": "heuristic_bot.py", "random": "random_bot.py", "heuristic-2": "heuristic_bot.py", "random-2": "random_bot.py"}
 # generous: the machine is shared, and a timeout would change the game (a fallback move)
-TIME = TimeControl(move_ms=5000, grace_ms=1000, bank_ms=0, startup_ms=60_000)
+TIME = TimeControl(move_ms=20_000, grace_ms=5000, bank_ms=0, startup_ms=120_000)
 
 
 def league_spec(run_dir: Path, name: str = "cluster") -> LeagueSpec:

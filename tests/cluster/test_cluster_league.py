@@ -145,7 +145,7 @@ def test_run_cluster_from_the_command_line_resumes_after_the_coordinator_dies(sh
     results = short_tmp / "cli.sqlite"
     lines = [
         "[league]", 'name = "cli"', "seed = 5", "table_size = 4", "deals = 2", f'results = "{results}"',
-        "[time]", "move_ms = 5000", "grace_ms = 1000", "startup_ms = 60000",
+        "[time]", "move_ms = 20000", "grace_ms = 5000", "startup_ms = 120000",
         "[cluster]", f'scheduler = "{cluster.scheduler_address}"',
     ]  # fmt: skip
     for name, script in BOTS.items():
