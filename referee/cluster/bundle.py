@@ -131,6 +131,9 @@ def unpack(bundle: BotBundle, cache: Path) -> Path:
         return bundle.source
     target = cache / bundle.sha256
     if target.is_dir():
+        found = tree_hash(target) if target.stat().st_uid == os.getuid() else "not ours"
+        if found != bundle.sha256:
+            raise BundleMismatch(f"the unpacked copy {target} was changed on this worker ({found[:12]}): remove it")
         return target
     cache.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=".unpack-", dir=cache))

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import tarfile
 import tempfile
 import threading
@@ -165,12 +166,19 @@ def _start_loop() -> _Host:
     return made[0]
 
 
+def worker_root() -> Path:
+    """Where workers on this machine keep unpacked bots (``bots/<sha256>/``, shared by its
+    worker processes of one uid) and bot logs (``runs/<league key>/<pid>/``):
+    ``kwhist-worker-<uid>`` in the temporary folder (``$TMPDIR``, else ``/tmp``), outside
+    Dask's scratch folder, which a worker removes when it stops."""
+    return Path(tempfile.gettempdir()) / f"kwhist-worker-{os.getuid()}"
+
+
 @dataclass(frozen=True)
 class _Here:
-    """The Dask worker running this task: its scratch folder and address (outside a
-    worker, e.g. a direct call: a temporary folder, and no events)."""
+    """The Dask worker running this task, and its address (outside a worker, e.g. a direct
+    call: none, and no events)."""
 
-    folder: Path | None
     name: str
     worker: Any = None
 
@@ -181,8 +189,8 @@ class _Here:
 
             worker = get_worker()
         except (ImportError, ValueError):
-            return _Here(None, "this worker")
-        return _Here(Path(worker.local_directory) / "referee", str(worker.address), worker)
+            return _Here("this worker")
+        return _Here(str(worker.address), worker)
 
     def announce(self, game_id: str) -> None:
         """Tell the coordinator a game began (Dask's event log)."""
@@ -193,7 +201,7 @@ class _Here:
 def _prepare(job: LeagueJob, here: _Here, first_slot: int) -> _League:
     """Unpack and check every bot's folder; the league's spec with this worker's paths,
     and its pool (on a thread: unpacking and hashing read files)."""
-    base = here.folder or Path(tempfile.mkdtemp(prefix="kwhist-worker-"))
+    base = worker_root()
     bundles = {bundle.name: bundle for bundle in job.bundles}
     bots: list[BotEntry] = []
     refused: dict[str, str] = {}
@@ -216,7 +224,7 @@ def _prepare(job: LeagueJob, here: _Here, first_slot: int) -> _League:
             bots.append(entry)
             continue
         bots.append(replace(entry, directory=folder, command=relocate(entry.command, bundle.source, folder)))
-    spec = replace(job.spec, bots=tuple(bots), run_dir=base / "runs" / job.key)
+    spec = replace(job.spec, bots=tuple(bots), run_dir=base / "runs" / job.key / str(os.getpid()))
     pool = _RefusingPool(
         spec.bots,
         refused=refused,

@@ -32,6 +32,9 @@ def test_archive_unpacks_to_the_same_hash_and_ignores_bytecode(tmp_path: Path) -
     assert os.access(folder / "run.sh", os.X_OK)
     assert not (folder / "__pycache__").exists()
     assert unpack(bundle, tmp_path / "cache") == folder  # the second time: the folder already there
+    (folder / "bot.py").write_text("changed on the worker\n")
+    with pytest.raises(BundleMismatch, match="changed on this worker"):
+        unpack(bundle, tmp_path / "cache")
 
 
 @pytest.mark.parametrize(
