@@ -92,6 +92,7 @@ class _League:
     spec: LeagueSpec
     pool: BotPool
     playing: int = 0
+    closed: bool = False  # the coordinator ended the league: games still in flight end it here too
 
 
 @dataclass
@@ -118,6 +119,8 @@ class _Host:
             record = await play_fixture(league.spec, league.pool, fixture)
         finally:
             league.playing -= 1
+            if league.closed:
+                league.pool.close()  # processes it started after the league was closed
         return json.dumps(record.to_json(), separators=(",", ":"))
 
     async def _league(self, job: LeagueJob, here: _Here) -> _League:
@@ -135,6 +138,7 @@ class _Host:
         league = self.leagues.pop(key, None)
         if league is None:
             return 0
+        league.closed = True
         league.pool.close()
         return 1
 
