@@ -34,6 +34,7 @@ BENCHES: dict[str, tuple[str, str, int]] = {  # script, title, repetitions multi
     "B5": ("b5_startup.py", "B5 start-up", 2),
     "B6": ("b6_memory.py", "B6 memory", 1),
     "B7": ("b7_standings.py", "B7 standings: simulated class-size leagues (engine only)", 1),
+    "B8": ("b8_cluster.py", "B8 cluster overhead", 1),
 }
 B7_LEAGUES: int | None = None  # --b7-leagues: leagues per B7 figure (the script's small default otherwise)
 OUT = common.ROOT / "BENCHMARKS.md"
@@ -79,6 +80,7 @@ TARGETS = (
     Target("B7", "95% intervals hold the true value ≥ 93% (4 tiers)", "coverage_tiers", lambda f: f.median >= 93, _median),
     Target("B7", "identical bots shown tied in ≥ 95% of leagues", "tied_identical", lambda f: f.median >= 95, _median),
     Target("B7", "class: tiers 0.1 pts/g apart ordered by the sequential stop ≤ 10 min at the B4 rate", "class_sequential_minutes", lambda f: f.median <= 10, _median, 10),
+    Target("B8", "Dask ≤ 5 % more wall time per game than local, same concurrency", "overhead", lambda f: f.median <= 5, _median, 5),
 )
 
 

@@ -6,7 +6,7 @@ transaction, so an interrupted league loses only the games in progress (DESIGN.m
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
@@ -71,15 +71,38 @@ class LeagueSpec:
     run_dir: Path  # per-bot logs and private directories live here
 
 
-async def run_league(spec: LeagueSpec, fixtures: Sequence[Fixture] | Rounds, store: ResultsStore, reporter: Reporter) -> None:
+Started = Callable[[Fixture], None]
+Finished = Callable[[GameRecord], None]
+
+
+class FixtureRunner(Protocol):
+    """Plays fixtures somewhere (here: :func:`run_fixtures`; on a Dask cluster:
+    ``referee.cluster``): calls ``started`` as each game begins and ``finished`` with each
+    finished record, exactly once per fixture, on the trio thread; returns when all are done."""
+
+    async def __call__(self, spec: LeagueSpec, fixtures: Sequence[Fixture], started: Started, finished: Finished) -> None: ...
+
+
+async def run_league(
+    spec: LeagueSpec,
+    fixtures: Sequence[Fixture] | Rounds,
+    store: ResultsStore,
+    reporter: Reporter,
+    runner: FixtureRunner | None = None,
+) -> None:
     """Play every fixture not yet in ``store``, up to ``spec.concurrency`` at once; with
-    :class:`Rounds`, round after round (each round finished before the next is asked for),
-    the bot processes kept from one round to the next.
+    :class:`Rounds`, round after round (each round finished before the next is asked for).
+    ``runner`` plays them elsewhere (a Dask cluster); by default they are played here, the
+    bot processes kept from one round to the next. Each game is stored as it ends.
 
     Bot faults never stop the league. Cancellation (Ctrl-C) kills every bot process;
     games already stored stay stored.
     """
     rounds = _AllAtOnce(fixtures) if isinstance(fixtures, Sequence) else fixtures
+    if runner is not None:
+        while (batch := rounds.next_round()) is not None:
+            await play_round(runner, spec, batch, store, reporter)
+        return
     async with BotPool(
         spec.bots,
         run_dir=spec.run_dir,
@@ -89,23 +112,37 @@ async def run_league(spec: LeagueSpec, fixtures: Sequence[Fixture] | Rounds, sto
         restarts=store.restart_counts(),  # a resumed league remembers restarts and withdrawals
     ) as pool:
         while (batch := rounds.next_round()) is not None:
-            await play_fixtures(spec, pool, batch, store, reporter)
+            await play_round(partial(run_fixtures, pool=pool), spec, batch, store, reporter)
 
 
-async def play_fixtures(spec: LeagueSpec, pool: BotPool, fixtures: Sequence[Fixture], store: ResultsStore, reporter: Reporter) -> None:
-    """Play every fixture of ``fixtures`` not yet in ``store``, up to ``spec.concurrency``
-    at once, storing each finished game at once; returns when all are played."""
+async def play_round(
+    runner: FixtureRunner, spec: LeagueSpec, fixtures: Sequence[Fixture], store: ResultsStore, reporter: Reporter
+) -> None:
+    """Play with ``runner`` every fixture of ``fixtures`` not yet in ``store``, storing each
+    finished game at once; returns when all are played."""
     done = store.finished_game_ids()
     todo = [fixture for fixture in fixtures if fixture.game_id not in done]
     if not todo:
         return
-    send, receive = trio.open_memory_channel[Fixture](len(todo))
-    for fixture in todo:
+
+    def finished(record: GameRecord) -> None:
+        store.save_game(record)
+        reporter.game_finished(record)
+
+    await runner(spec, todo, reporter.game_started, finished)
+
+
+async def run_fixtures(
+    spec: LeagueSpec, fixtures: Sequence[Fixture], started: Started, finished: Finished, *, pool: BotPool
+) -> None:
+    """The local :class:`FixtureRunner` (with ``pool`` bound): ``spec.concurrency`` games at once."""
+    send, receive = trio.open_memory_channel[Fixture](len(fixtures) or 1)
+    for fixture in fixtures:
         send.send_nowait(fixture)
     send.close()
     async with trio.open_nursery() as nursery:
-        for _ in range(max(1, min(spec.concurrency, len(todo)))):
-            nursery.start_soon(_worker, spec, pool, receive.clone(), store, reporter)
+        for _ in range(max(1, min(spec.concurrency, len(fixtures)))):
+            nursery.start_soon(_worker, spec, pool, receive.clone(), started, finished)
     receive.close()
 
 
@@ -113,15 +150,13 @@ async def _worker(
     spec: LeagueSpec,
     pool: BotPool,
     fixtures: trio.MemoryReceiveChannel[Fixture],
-    store: ResultsStore,
-    reporter: Reporter,
+    started: Started,
+    finished: Finished,
 ) -> None:
     async with fixtures:
         async for fixture in fixtures:
-            reporter.game_started(fixture)
-            record = await play_fixture(spec, pool, fixture)
-            store.save_game(record)
-            reporter.game_finished(record)
+            started(fixture)
+            finished(await play_fixture(spec, pool, fixture))
 
 
 async def play_fixture(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
@@ -12,6 +13,7 @@ from rich.markup import escape
 from referee.cli.main import positive_int
 from referee.report.console import make_console
 
+from referee.cli.cluster import open_cluster_runner
 from referee.cli.setup import league_spec, open_results, run_trio, shutdown_guard, store_standings
 from referee.budget import MovementRounds, movement_line, too_long_warning
 from referee.config import load_config
@@ -30,6 +32,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     parser.add_argument("--results", type=Path, default=None, help="results file (default: the config's, or results/<league>.sqlite)")
     parser.add_argument("--serve", metavar="[HOST:]PORT", default=None, help="serve the league's web site while it runs (e.g. 8000)")
     parser.add_argument("--show-logs", action="store_true", help="with --serve: also serve the bots' logs")
+    parser.add_argument("--cluster", metavar="ADDRESS", default=None, help="play the games on the Dask scheduler at ADDRESS, e.g. tcp://host:8786 (docs/cluster.md)")
     parser.set_defaults(handler=run)
 
 
@@ -42,6 +45,7 @@ def run(args: argparse.Namespace) -> int:
     fixtures = None
     if league.format != "movement":
         fixtures = make_fixtures(names, league.table_size, league.deals, league.seed, format=league.format, challengers=league.challengers)
+    cluster = open_cluster_runner(config, args.cluster)
     store = open_results(config, args.results, resume=args.resume, spec=spec)
     already = len(store.finished_game_ids())
     schedule: Sequence[Fixture] | MovementRounds
@@ -53,8 +57,9 @@ def run(args: argparse.Namespace) -> int:
         schedule = fixtures
         total = len(schedule)
         games_text = f"{total:,} games"
+    where = f"{spec.concurrency} at once" if cluster is None else cluster.describe()
     console.print(
-        f"[bold]{escape(spec.name)}[/]: {len(config.bots)} bots, {games_text} at tables of {league.table_size}, {spec.concurrency} at once"
+        f"[bold]{escape(spec.name)}[/]: {len(config.bots)} bots, {games_text} at tables of {league.table_size}, {where}"
         + (f"; {already:,} already played" if already else "")
     )
     if isinstance(schedule, MovementRounds):
@@ -71,9 +76,9 @@ def run(args: argparse.Namespace) -> int:
     def standings() -> None:
         print_standings(console, store_standings(store, spec), title=f"Standings — {escape(spec.name)}", rules_line=f"rules: {spec.rules.summary()}")
 
-    league_night = partial(run_league, spec, schedule, store, reporter)
+    league_night = partial(run_league, spec, schedule, store, reporter, cluster)
     try:
-        with shutdown_guard(console, store, summary=standings), reporter:
+        with shutdown_guard(console, store, summary=standings), reporter, (contextlib.closing(cluster) if cluster else contextlib.nullcontext()):
             if args.serve:
                 from referee.web.serve import beside_league
 
@@ -89,3 +94,4 @@ def run(args: argparse.Namespace) -> int:
     standings()
     console.print(f"results: {store.path}   (referee standings {store.path})")
     return 0
+

@@ -20,7 +20,7 @@ from pydantic import ValidationError
 from referee.config.messages import bot_label, describe, describe_toml
 from referee.config.paths import check_bot_files, check_ro_paths
 from referee.config.schema import BotModel, FileModel, RulesModel
-from referee.config.settings import BotSpec, LeagueConfig, LeagueSettings, SandboxSection, default_bot_dir
+from referee.config.settings import BotSpec, ClusterSettings, LeagueConfig, LeagueSettings, SandboxSection, default_bot_dir
 from referee.errors import ConfigError
 from referee.faults import FaultPolicy
 from referee.rules import Rules
@@ -97,7 +97,8 @@ def _build(model: FileModel, path: Path, text: str) -> LeagueConfig:
         check_ro_paths(path, f"{label}: ro_paths", bot.ro_paths)
     written = [bot.model_dump() for bot in model.bots]
     fingerprint = config_fingerprint(league, rules, time, faults, sandbox, written)
-    return LeagueConfig(league, rules, time, faults, sandbox, bots, path, text, fingerprint)
+    cluster = ClusterSettings(model.cluster.scheduler, model.cluster.bots) if model.cluster else None
+    return LeagueConfig(league, rules, time, faults, sandbox, bots, path, text, fingerprint, cluster)
 
 
 def resolve_command(command: tuple[str, ...]) -> tuple[str, ...]:

@@ -125,6 +125,13 @@ class SandboxModel(Section):
     ro_paths: list[str] = Field(default_factory=list, description="a list of paths")
 
 
+class ClusterModel(Section):
+    """``[cluster]``: play the league's games on a Dask cluster (docs/cluster.md)."""
+
+    scheduler: str = Field(pattern=r"^[a-z]+://\S+$", description="a Dask scheduler address such as \"tcp://host:8786\"")
+    bots: Literal["archive", "shared"] = "archive"
+
+
 class BotModel(Section):
     name: str = Field(description=NAME_RULE)
     command: list[str] | None = Field(
@@ -179,6 +186,7 @@ class FileModel(Section):
     time: TimeModel = Field(default=TimeModel(), description="a [time] table")
     faults: FaultsModel = Field(default=FaultsModel(), description="a [faults] table")
     sandbox: SandboxModel = Field(default=SandboxModel(), description="a [sandbox] table")
+    cluster: ClusterModel | None = Field(default=None, description="a [cluster] table")
     bots: list[BotModel] = Field(min_length=2, description="at least 2 [[bots]] tables")
 
     @model_validator(mode="after")

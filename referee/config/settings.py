@@ -69,6 +69,16 @@ class SandboxSection:
 
 
 @dataclass(frozen=True)
+class ClusterSettings:
+    """The ``[cluster]`` section (docs/cluster.md): ``scheduler`` the Dask scheduler's
+    address; ``bots`` how bots reach the workers: ``"archive"`` (each bot's folder sent
+    through Dask) or ``"shared"`` (read at the same path on every worker)."""
+
+    scheduler: str
+    bots: Literal["archive", "shared"] = "archive"
+
+
+@dataclass(frozen=True)
 class BotSpec:
     """One ``[[bots]]`` entry: exactly one of ``command`` (a process we start and sandbox)
     and ``address`` (``host:port`` or ``unix:/path``, a bot running elsewhere) is set.
@@ -125,6 +135,7 @@ class LeagueConfig:
     source: Path
     text: str
     fingerprint: str
+    cluster: ClusterSettings | None = None  # not in the fingerprint: where, not what
 
     @property
     def bot_names(self) -> list[str]:
