@@ -15,7 +15,7 @@ from referee.errors import ConfigError
 
 class Suit(IntEnum):
     """The four suits. The value order (S, H, D, C) is the tie-break "suit order"
-    (DESIGN.md §5 fallback); suits have no order in play (rules.md R2)."""
+    (docs/design.md §5 fallback); suits have no order in play (rules.md R2)."""
 
     SPADES = 0
     HEARTS = 1

@@ -39,7 +39,7 @@ class StoreError(RefereeError):
 
 class MatchStopped(RefereeError):
     """A game in progress was abandoned because the league was interrupted (Ctrl-C); it is
-    not stored, and the next run plays it again (DESIGN.md §7)."""
+    not stored, and the next run plays it again (docs/design.md §7)."""
 
 
 class Interrupted(KeyboardInterrupt):

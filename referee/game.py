@@ -1,4 +1,4 @@
-"""The pure rules engine (rules.md §1, variants §2, forfeits DESIGN.md §5).
+"""The pure rules engine (rules.md §1, variants §2, forfeits docs/design.md §5).
 
     game = Game(num_seats=4, rules=Rules(), seed=123, game_id="g1")
     while not game.over:
@@ -99,7 +99,7 @@ class RoundRecord:
 
 @dataclass(frozen=True)
 class Outcome:
-    """Final result (rules.md R21, DESIGN.md §7).
+    """Final result (rules.md R21, docs/design.md §7).
 
     ``placements[seat]`` is 1 for the winner; seats knocked out in the same round share a
     place (competition ranking: 1, 2, 2, 4); a seat that forfeited in round r is placed
@@ -247,7 +247,7 @@ class Game:
         return self._dogs_may_pass and len(self._completed) + 1 < self._hand_size
 
     def view(self, seat: int) -> SeatView:
-        """What ``seat`` may know now (DESIGN.md §3): its own hand and public facts only.
+        """What ``seat`` may know now (docs/design.md §3): its own hand and public facts only.
 
         ``decision`` and ``legal`` are empty unless ``seat`` is to act. Raises ValueError
         for a seat outside 0..num_seats-1.
@@ -373,7 +373,7 @@ class Game:
             self._choose_trump(seat, action)
 
     def forfeit(self, seat: int) -> None:
-        """Mark ``seat`` forfeited for the current round (DESIGN.md §5).
+        """Mark ``seat`` forfeited for the current round (docs/design.md §5).
 
         It still acts (the referee plays its fallback moves) and its cards count, but at
         the round's end it is knocked out whatever its tricks and placed below the seats
@@ -518,7 +518,7 @@ class Game:
             self.to_act = chooser
 
     def _end_round(self) -> None:
-        """rules.md R16, R17 (and DESIGN.md §5 forfeits): knock out, give dogs' lives, go on."""
+        """rules.md R16, R17 (and docs/design.md §5 forfeits): knock out, give dogs' lives, go on."""
         round_number = self._round
         result = resolve_round(
             self._round_status,
@@ -632,7 +632,7 @@ def replay(
     *,
     forfeits: Iterable[tuple[int, int]] = (),
 ) -> Game:
-    """Rebuild a game from its record (DESIGN.md §2): apply ``actions`` ((seat, action) in
+    """Rebuild a game from its record (docs/design.md §2): apply ``actions`` ((seat, action) in
     order) to a fresh Game. ``forfeits`` are (action index, seat): the seat forfeits just
     before action ``index`` is applied (``len(actions)``: after the last).
 

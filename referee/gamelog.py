@@ -83,7 +83,7 @@ def build_record(
 
 
 def rerun(record: GameRecord) -> Game:
-    """Feed a record's actions back through the engine (DESIGN.md §2); the rebuilt game.
+    """Feed a record's actions back through the engine (docs/design.md §2); the rebuilt game.
 
     Raises IllegalAction naming the first action that does not replay, ConfigError for
     a record whose setup is invalid.

@@ -1,7 +1,7 @@
 """A league night under trio: fixtures run concurrently, each finished game stored at once.
 
 The pool starts and reuses bot processes; the store keeps every finished game in its own
-transaction, so an interrupted league loses only the games in progress (DESIGN.md §7).
+transaction, so an interrupted league loses only the games in progress (docs/design.md §7).
 """
 
 from __future__ import annotations

@@ -104,7 +104,7 @@ def play_match(
     for seat, player in enumerate(players):
         if player is None:
             # no bot plays this seat (it failed to start, or is withdrawn): it forfeits at
-            # once, so it never ranks above a seat that plays (DESIGN.md §5)
+            # once, so it never ranks above a seat that plays (docs/design.md §5)
             seats[seat].crashed = True
             game.forfeit(seat)
             result.forfeits.append((0, seat))

@@ -1,5 +1,5 @@
 """Bot processes for a league: started once, reused across games, restarted after a
-crash, withdrawn after too many restarts, killed at the end (DESIGN.md §6). A process
+crash, withdrawn after too many restarts, killed at the end (docs/design.md §6). A process
 that leaves the request after a timeout unanswered too is stuck: it is replaced before
 its next game (sandbox.md rows 2-3), without counting as a crash restart.
 
@@ -126,7 +126,7 @@ class Lease:
 @dataclass(frozen=True)
 class StartFailure:
     """Why a bot could not take its seat: a ``startup`` or ``protocol`` fault, with its
-    evidence (DESIGN.md §5): ``request`` the Hello request as JSON ("" when the process
+    evidence (docs/design.md §5): ``request`` the Hello request as JSON ("" when the process
     could not be started), ``answer`` what came back (the HelloReply as JSON, the gRPC
     status, or how the process ended), ``ms`` from starting (or connecting) to the failure."""
 

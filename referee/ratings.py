@@ -1,4 +1,4 @@
-"""OpenSkill ratings over game placements (DESIGN.md §7). Pure.
+"""OpenSkill ratings over game placements (docs/design.md §7). Pure.
 
 One Plackett-Luce model (openskill defaults: mu 25, sigma 25/3); each game is one
 update with every seat a one-bot team and ``ranks = placements`` (ties share a rank).

@@ -1,8 +1,8 @@
 """Game records: what the store keeps of a finished game, as plain JSON-able data.
 
-Pure. A record holds everything needed to replay the game exactly (DESIGN.md §2:
+Pure. A record holds everything needed to replay the game exactly (docs/design.md §2:
 seats, rules, seed, first dealer, deck order of every round, every action) and the
-evidence of every fault (DESIGN.md §5).
+evidence of every fault (docs/design.md §5).
 """
 
 from __future__ import annotations

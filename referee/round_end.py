@@ -1,4 +1,4 @@
-"""End of a round (rules.md R9, R10, R16, R17, variants of §2; forfeits of DESIGN.md §5).
+"""End of a round (rules.md R9, R10, R16, R17, variants of §2; forfeits of docs/design.md §5).
 
 Pure functions of a finished round's facts: who survives, who gets the dog's life, who
 is knocked out, and who names trump next round.
@@ -154,7 +154,7 @@ def cut_for_trump(seed: int, round_number: int, tied: Sequence[int]) -> int:
 def placements(
     knocked_out_round: Sequence[int | None], forfeited: Sequence[bool], winner: int | None
 ) -> tuple[int, ...]:
-    """Competition-ranked places (rules.md R21, DESIGN.md §5, §7): the winner 1; a later
+    """Competition-ranked places (rules.md R21, docs/design.md §5, §7): the winner 1; a later
     knock-out round ranks higher; the same round shares a place; within a round, seats
     knocked out by forfeit rank below those knocked out by play. E.g. (1, 2, 2, 4)."""
     keys = [

@@ -1,4 +1,4 @@
-"""The SQLite results store of a league (DESIGN.md §7): ``results/<league>.sqlite``.
+"""The SQLite results store of a league (docs/design.md §7): ``results/<league>.sqlite``.
 
 WAL journal, ``synchronous=NORMAL``; one transaction per finished game, so an
 interrupted league loses only the games in progress. Tables:

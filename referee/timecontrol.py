@@ -1,4 +1,4 @@
-"""Time control: per-decision limits, grace and a per-game time bank (DESIGN.md §5).
+"""Time control: per-decision limits, grace and a per-game time bank (docs/design.md §5).
 
 Pure arithmetic on milliseconds measured by the caller; no clock is read here.
 

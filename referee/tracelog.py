@@ -1,4 +1,4 @@
-"""The ``debug`` preset's trace (DESIGN.md §5): every request sent and every reply
+"""The ``debug`` preset's trace (docs/design.md §5): every request sent and every reply
 received in a game, one JSON object per line, in ``<run_dir>/trace/<game_id>.jsonl``.
 
 A :class:`TraceLog` is the ``trace`` hook of :func:`referee.match.play_match`. Each line::

@@ -1,4 +1,4 @@
-"""What one seat may know, and the actions it may take (DESIGN.md §3).
+"""What one seat may know, and the actions it may take (docs/design.md §3).
 
 Pure data built by ``referee.game``; the transport turns a :class:`SeatView` into a
 request and nothing else. A SeatView holds the seat's own hand and public facts only.
@@ -112,7 +112,7 @@ class Trick:
 
 @dataclass(frozen=True, slots=True)
 class SeatView:
-    """Everything seat ``seat`` may know when asked to decide (DESIGN.md §3).
+    """Everything seat ``seat`` may know when asked to decide (docs/design.md §3).
 
     ``trump`` is the trump suit, or None when it is not yet named or the round is
     no-trump (then ``no_trump`` is True). ``turn_up`` is round 1's turned-up card (R7).
@@ -186,7 +186,7 @@ def fallback_action(view: SeatView) -> Action:
     raise ValueError(f"seat {view.seat} has no decision to make")
 
 
-# --- public events (DESIGN.md §4: sent to each seat since its last request) ---------
+# --- public events (docs/design.md §4: sent to each seat since its last request) ---------
 
 
 @dataclass(frozen=True, slots=True)
@@ -245,7 +245,7 @@ class TrickWon:
 @dataclass(frozen=True, slots=True)
 class RoundEnded:
     """End of a round (R17): tricks per seat, who was knocked out, who got the dog's life,
-    and who forfeited (DESIGN.md §5: knocked out by the referee, not by play)."""
+    and who forfeited (docs/design.md §5: knocked out by the referee, not by play)."""
 
     round_number: int
     tricks_won: tuple[int, ...]

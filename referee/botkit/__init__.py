@@ -1,4 +1,4 @@
-"""The Python bot kit: write a Knockout Whist bot in a few lines (DESIGN.md §4).
+"""The Python bot kit: write a Knockout Whist bot in a few lines (docs/design.md §4).
 
     from referee.botkit import Bot, legal_cards, serve
 

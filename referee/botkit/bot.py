@@ -1,4 +1,4 @@
-"""The base class of a Python bot (DESIGN.md §4), and the game summary it is told.
+"""The base class of a Python bot (docs/design.md §4), and the game summary it is told.
 
 Subclass :class:`Bot`, set ``name`` and ``author``, implement :meth:`Bot.play` (and
 usually :meth:`Bot.choose_trump`), then call :func:`referee.botkit.serve`.

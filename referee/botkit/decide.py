@@ -4,7 +4,7 @@
 This is the part of the kit that needs the game's types (``referee.views``, ``cards``,
 ``rules``) and the request decoder; :mod:`referee.botkit.server` loads it in the
 background once the bot listens, so that a bot answers Hello without waiting for it
-(DESIGN.md §4).
+(docs/design.md §4).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Serve a :class:`~referee.botkit.bot.Bot` over gRPC (DESIGN.md §4).
+"""Serve a :class:`~referee.botkit.bot.Bot` over gRPC (docs/design.md §4).
 
 The referee starts the bot with ``KWHIST_LISTEN`` set (``unix:/path/bot.sock`` or
 ``host:port``); ``--listen ADDR`` on the command line overrides it. An exception in the

@@ -1,4 +1,4 @@
-"""``referee check-bot``: a conformance report for one bot (DESIGN.md §1).
+"""``referee check-bot``: a conformance report for one bot (docs/design.md §1).
 
 - :mod:`referee.checkbot.situations` — exact scripted positions built with the rules engine.
 - :mod:`referee.checkbot.checks` — :func:`check_bot` runs every check, returns :class:`CheckResult` rows.

@@ -1,4 +1,4 @@
-"""``referee check-bot``: a conformance report for one bot (DESIGN.md §1, §4, §5).
+"""``referee check-bot``: a conformance report for one bot (docs/design.md §1, §4, §5).
 
 The checks, in order (a failed Hello skips the rest):
 

@@ -1,5 +1,5 @@
 """Fault evidence in words: one line saying what a bot was asked, from the request JSON
-the referee stored (``FaultRecord.request``, DESIGN.md §5).
+the referee stored (``FaultRecord.request``, docs/design.md §5).
 
 Pure: reads the compact JSON written by ``referee.transport.codec.request_json`` with
 the ``json`` module only (no generated code), and never raises on odd input: a field it

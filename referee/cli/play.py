@@ -137,10 +137,9 @@ def run(args: argparse.Namespace) -> int:
     yours = next((bot.name for text, bot in zip(args.bots, bots) if text.strip() not in SAMPLE_BOTS), names[0])
     seat = store.record("play-1").seats.index(yours)
     console.print(
-        f"games stored in {args.results}: what {yours} (seat {seat}) was sent in game play-1:  "
-        f"referee replay {args.results} play-1 --seat {seat}",
-        markup=False,
+        f"games stored in {args.results}: what {yours} (seat {seat}) was sent in game play-1:", markup=False
     )
+    console.print(f"  referee replay {args.results} play-1 --seat {seat}", markup=False, soft_wrap=True)  # one line to copy
     if args.preset == "debug":
         console.print(f"every request and reply: {spec.run_dir / 'trace'}/<game>.jsonl", markup=False)
     return 0

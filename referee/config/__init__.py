@@ -1,4 +1,4 @@
-"""League configs: ``tournaments/<night>.toml`` -> validated settings (DESIGN.md §1, §7).
+"""League configs: ``tournaments/<night>.toml`` -> validated settings (docs/design.md §1, §7).
 
     config = load_config(Path("tournaments/demo.toml"))   # raises ConfigError, one line
     config.league.table_size, config.rules, config.time, config.faults, config.bots

@@ -1,4 +1,4 @@
-"""The validated settings of a league: plain frozen dataclasses (DESIGN.md §1, §5-§7).
+"""The validated settings of a league: plain frozen dataclasses (docs/design.md §1, §5-§7).
 
 Built by :func:`referee.config.load_config`; nothing here reads files. Paths in a config
 resolve relative to the current working directory (run the referee from the repository

@@ -1,4 +1,4 @@
-"""Starting, limiting and killing bot processes (DESIGN.md §6, sandbox.md).
+"""Starting, limiting and killing bot processes (docs/design.md §6, sandbox.md).
 
 Modes: ``bwrap`` (bubblewrap namespaces, limits by cgroups where writable and rlimits; the
 default where it runs), ``rlimits`` (a plain process in its own session with the same limits,

@@ -1,4 +1,4 @@
-"""Start one bot process under the sandbox (sandbox.md; DESIGN.md §6)."""
+"""Start one bot process under the sandbox (sandbox.md; docs/design.md §6)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""One running bot process, its whole tree, and the registry of live ones (DESIGN.md §6)."""
+"""One running bot process, its whole tree, and the registry of live ones (docs/design.md §6)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The only importer of grpc and the generated code on the referee side (DESIGN.md §2).
+"""The only importer of grpc and the generated code on the referee side (docs/design.md §2).
 
 - :mod:`referee.transport.codec` — pure conversion SeatView/events/actions <-> protobuf.
 - :mod:`referee.transport.client` — :class:`~referee.transport.client.BotClient`, the
@@ -6,7 +6,7 @@
 - :mod:`referee.transport.protogen` — ``make proto``.
 
 It builds requests from a :class:`referee.views.SeatView` alone and never imports
-``referee.game`` (DESIGN.md §3).
+``referee.game`` (docs/design.md §3).
 """
 
 from referee.transport.errors import HelloError, MalformedReply, ProtocolMismatch

@@ -1,4 +1,4 @@
-"""The referee's gRPC client for one bot connection (DESIGN.md §4, §5).
+"""The referee's gRPC client for one bot connection (docs/design.md §4, §5).
 
 Each RPC is a blocking stub call. A game's decisions (``decide_blocking``) are made on
 the thread that runs the game's match loop (``referee.gamethread``): no thread is
@@ -91,7 +91,7 @@ class BotClient:
         self._threads = CallThreads(name)
 
     async def hello(self, timeout_s: float) -> HelloInfo:
-        """Handshake (DESIGN.md §4). Waits up to ``timeout_s`` seconds for the bot to
+        """Handshake (docs/design.md §4). Waits up to ``timeout_s`` seconds for the bot to
         listen (its socket may not exist yet) and answer.
 
         Raises :class:`ProtocolMismatch` (``kind == "protocol"``: the bot's major version
@@ -145,7 +145,7 @@ class BotClient:
         deadline_s: float | None,
         last_decision_ms: float | None = None,
     ) -> Reply:
-        """Ask the bot for ``view``'s decision (DESIGN.md §4) and classify the outcome (§5),
+        """Ask the bot for ``view``'s decision (docs/design.md §4) and classify the outcome (§5),
         blocking the calling thread for up to ``deadline_s`` seconds (the match's worker
         thread: a game makes its calls without crossing threads).
 
@@ -209,7 +209,7 @@ class BotClient:
         forfeited: Sequence[bool] = (),
         faults: Sequence[int] = (),
     ) -> str | None:
-        """Tell the bot the public result of a game (DESIGN.md §4), blocking up to
+        """Tell the bot the public result of a game (docs/design.md §4), blocking up to
         ``timeout_s`` seconds: placements, winner, and per seat whether it forfeited and
         its faults in this game. Returns None when it was delivered or the bot leaves
         GameOver UNIMPLEMENTED (not a fault), else a one-line detail of the failure (never

@@ -3,7 +3,7 @@
 ``protos/knockout_whist/v1/bot.proto`` <-> :mod:`referee.views` / :mod:`referee.cards` /
 :mod:`referee.rules`. No I/O, no grpc; imports the generated message classes only. It
 never imports ``referee.game``: a request is built from a :class:`SeatView` alone, so it
-cannot carry another seat's cards (DESIGN.md §3).
+cannot carry another seat's cards (docs/design.md §3).
 
 Requests are built with the generated classes (the protobuf library encodes them).
 Decoding a request and encoding an answer (the bot's side) live in
@@ -201,7 +201,7 @@ def view_to_request(
     measured time of this seat's previous decision in this game, in ms (rounded to whole
     ms; None: unset, its first decision). The seat's ``decision`` and
     ``legal`` actions go to the request's top level. Everything comes from ``view`` and
-    ``events``, which hold no other seat's cards (DESIGN.md §3). Raises ValueError for a
+    ``events``, which hold no other seat's cards (docs/design.md §3). Raises ValueError for a
     number that is not a uint32.
     """
     seat_view = pb.SeatView(
@@ -246,7 +246,7 @@ _ASKED = {DecisionKind.PLAY: "PLAY_CARD: answer play (a dog may answer pass_tric
 def proto_to_action(msg: pb.Action, view: SeatView) -> Action:
     """Decode a bot's ``pb.Action`` answering ``view``'s decision.
 
-    Raises :class:`MalformedReply` (fault ``malformed``, DESIGN.md §5) with a message a
+    Raises :class:`MalformedReply` (fault ``malformed``, docs/design.md §5) with a message a
     student can act on when no oneof field is set, an enum value is unspecified or
     unknown, or the action is of the wrong kind (a card when trump was asked, a trump
     choice or pass when a card was asked). Legality (card in hand, follow suit, a trump
@@ -286,7 +286,7 @@ def message_json(msg: Message) -> str:
 
 
 def request_json(req: Message | bytes) -> str:
-    """The request as sent, as compact JSON (fault evidence, DESIGN.md §5): a
+    """The request as sent, as compact JSON (fault evidence, docs/design.md §5): a
     ``DecisionRequest`` message, or its wire bytes. Raises
     ``google.protobuf.message.DecodeError`` on bytes that are not a request."""
     if isinstance(req, bytes):

@@ -1,5 +1,5 @@
 """The bot's side of the contract: a ``DecisionRequest`` -> (SeatView, events), an Action
--> ``pb.Action`` (DESIGN.md §4). The one implementation of both; the referee's
+-> ``pb.Action`` (docs/design.md §4). The one implementation of both; the referee's
 :mod:`referee.transport.codec` re-exports them and builds requests with
 :func:`card_to_proto` / :func:`action_to_proto`.
 

@@ -1,7 +1,7 @@
 """Errors of the transport: a bot's reply that cannot be decoded, a failed handshake.
 
 All are :class:`referee.errors.BotError`, so the command line prints them as one line.
-Inside a game the match turns them into faults (DESIGN.md §5) instead of raising.
+Inside a game the match turns them into faults (docs/design.md §5) instead of raising.
 """
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ from referee.errors import BotError
 class MalformedReply(BotError):
     """A bot's ``Action`` cannot be decoded: no oneof field set, an unknown or
     unspecified enum value, or an action of the wrong kind (a card when trump was asked).
-    Fault kind ``malformed`` (DESIGN.md §5). The message says what to fix."""
+    Fault kind ``malformed`` (docs/design.md §5). The message says what to fix."""
 
 
 class HelloError(BotError):
-    """The handshake failed. ``kind`` is the fault kind (DESIGN.md §5): ``"startup"``
+    """The handshake failed. ``kind`` is the fault kind (docs/design.md §5): ``"startup"``
     (unreachable, no Hello reply in time, an error status) or ``"protocol"``
     (:class:`ProtocolMismatch`)."""
 

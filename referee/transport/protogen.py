@@ -1,4 +1,4 @@
-"""Regenerate ``referee/_proto/`` from ``protos/`` (DESIGN.md §2): ``make proto``.
+"""Regenerate ``referee/_proto/`` from ``protos/`` (docs/design.md §2): ``make proto``.
 
 Runs ``grpc_tools.protoc`` with the Python, gRPC and (when installed) mypy-protobuf
 plugins into a scratch directory, rewrites the generated absolute imports

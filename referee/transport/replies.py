@@ -28,7 +28,7 @@ class HelloInfo:
 
 @dataclass(frozen=True)
 class Reply:
-    """The outcome of one Decide call (DESIGN.md §5).
+    """The outcome of one Decide call (docs/design.md §5).
 
     ``action``: the decoded action, None on a fault. ``fault``: ``"timeout"`` (gRPC
     DEADLINE_EXCEEDED), ``"crash"`` (UNAVAILABLE / CANCELLED: connection lost, process
@@ -53,5 +53,5 @@ class Reply:
 
     @cached_property
     def request_json(self) -> str:
-        """The request as sent, compact JSON (DESIGN.md §5 fault evidence)."""
+        """The request as sent, compact JSON (docs/design.md §5 fault evidence)."""
         return self.render_request()

@@ -1,4 +1,4 @@
-"""DESIGN.md §3: a seat's requests depend only on what that seat may know.
+"""docs/design.md §3: a seat's requests depend only on what that seat may know.
 
 For each request sent to seat s, build another game in the same information set — the
 cards seat s cannot see (other seats' unplayed cards, the undealt stock, and under

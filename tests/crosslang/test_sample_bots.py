@@ -1,5 +1,5 @@
 """The Node.js and C++ sample bots over real gRPC on Unix sockets, against the real engine
-(DESIGN.md §4): Hello, whole games with no fault, the dog's life, SIGTERM."""
+(docs/design.md §4): Hello, whole games with no fault, the dog's life, SIGTERM."""
 
 from __future__ import annotations
 

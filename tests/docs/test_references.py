@@ -18,7 +18,7 @@ SUFFIXES = {".py", ".md", ".proto", ".toml", ".js", ".cpp", ".h", ".go", ".rb", 
 NAMES = {"Makefile", "CMakeLists.txt", "run"}  # run: .ci/run
 SKIPPED = ("referee/_proto/", "package-lock.json", "tests/docs/test_references.py")
 
-PENDING: dict[str, str] = {"sandbox.md": "docs/sandbox.md, written by helper C (issue 12)"}
+PENDING: dict[str, str] = {}
 """Documents being written on another branch: a reference to them is accepted while they are
 absent. Remove an entry once the file is merged."""
 
@@ -47,20 +47,21 @@ def repository_files() -> tuple[Path, ...]:
 
 @cache
 def document_names() -> frozenset[str]:
-    """Every ``*.md`` in the repository, by lower-case file name."""
-    return frozenset(path.name.lower() for path in repository_files() if path.suffix == ".md")
+    """Every ``*.md`` in the repository, by file name (case matters: ``DESIGN.md`` is not
+    ``design.md``)."""
+    return frozenset(path.name for path in repository_files() if path.suffix == ".md")
 
 
 def resolves(reference: str, source: Path) -> bool:
     """Whether ``reference`` (a bare name such as ``rules.md`` or ``DESIGN.md``, or a path
     relative to the repository root or to ``source``'s folder) names a file in the repository."""
     if "/" not in reference:
-        return reference.lower() in document_names() or reference.lower() in PENDING
+        return reference in document_names() or reference in PENDING
     for base in (REPO, source.parent):
         candidate = (base / reference).resolve()
         if candidate.is_file() and candidate.is_relative_to(REPO):
             return True
-    return Path(reference).name.lower() in PENDING
+    return Path(reference).name in PENDING
 
 
 def headings(document: str) -> set[int]:

@@ -69,7 +69,7 @@ def fault_round(record: GameRecord, decision: int | None) -> int:
 
 
 def assert_forfeit_placement(record: GameRecord, seat: int) -> None:
-    """DESIGN.md §5: a forfeiting seat is knocked out at the end of the round of its
+    """docs/design.md §5: a forfeiting seat is knocked out at the end of the round of its
     forfeit and placed below every seat that was still in by play at that point."""
     assert record.forfeited[seat], f"{record.seats[seat]} did not forfeit {record.game_id}"
     out = record.knocked_out_round[seat]

@@ -1,6 +1,6 @@
 """Each fault kind from a real misbehaving bot process over real gRPC, through
 ``referee run``: the kind, the stored evidence (request, answer, ms) and the placement
-rule for forfeits (DESIGN.md §5). Preset ``strict``: the first fault forfeits."""
+rule for forfeits (docs/design.md §5). Preset ``strict``: the first fault forfeits."""
 
 from __future__ import annotations
 

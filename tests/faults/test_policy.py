@@ -1,4 +1,4 @@
-"""The ``league`` preset end to end (DESIGN.md §5): forfeit after ``max_faults``, restart
+"""The ``league`` preset end to end (docs/design.md §5): forfeit after ``max_faults``, restart
 after a crash, withdrawal after ``max_restarts``; the ``debug`` preset's trace; and
 ``referee faults``. Real bot processes over real gRPC, through the command line."""
 

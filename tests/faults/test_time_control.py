@@ -1,4 +1,4 @@
-"""The time control with real bot processes (DESIGN.md §5): an answer just inside
+"""The time control with real bot processes (docs/design.md §5): an answer just inside
 ``move_ms`` + ``grace_ms`` is no fault; an overrun within the bank is no fault and the
 bank shrinks by the overrun (as the next request tells the bot); a timeout spends the
 bank; a reply after the deadline is discarded and never confuses the next decision.

@@ -1,4 +1,4 @@
-"""Forfeits (DESIGN.md §5): knocked out at the round's end, placed below play knock-outs."""
+"""Forfeits (docs/design.md §5): knocked out at the round's end, placed below play knock-outs."""
 
 from __future__ import annotations
 

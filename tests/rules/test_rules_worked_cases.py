@@ -337,7 +337,7 @@ def test_w20_chooser_sees_new_hand_and_no_trump_yet() -> None:
         assert game.view(other).decision is None and game.view(other).legal == ()
 
 
-# --- DESIGN.md §3: a view holds its own hand and public facts only ------------------------------
+# --- docs/design.md §3: a view holds its own hand and public facts only ------------------------------
 
 
 def test_view_does_not_depend_on_other_seats_cards() -> None:

@@ -1,4 +1,4 @@
-"""BotClient against real bot processes over real gRPC on Unix sockets (DESIGN.md §4, §5).
+"""BotClient against real bot processes over real gRPC on Unix sockets (docs/design.md §4, §5).
 
 No timing assertions: a sleeping bot is only checked to give fault "timeout".
 """

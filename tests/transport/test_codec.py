@@ -1,4 +1,4 @@
-"""Codec: SeatView / events / actions <-> protobuf (DESIGN.md §3, §4), and malformed replies."""
+"""Codec: SeatView / events / actions <-> protobuf (docs/design.md §3, §4), and malformed replies."""
 
 from __future__ import annotations
 
@@ -223,7 +223,7 @@ def test_message_json_of_an_empty_reply() -> None:
     assert message_json(pb.Action()) == "{}"
 
 
-# --- hidden information by construction (DESIGN.md §3) -----------------------------
+# --- hidden information by construction (docs/design.md §3) -----------------------------
 
 CARD_FIELDS_ALLOWED = {
     "Action.play",  # the bot's own answer

@@ -1,4 +1,4 @@
-"""The committed generated code in referee/_proto matches protos/ (DESIGN.md §2)."""
+"""The committed generated code in referee/_proto matches protos/ (docs/design.md §2)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """What goes on the wire: ``codec.view_to_request`` serializes to exactly the bytes of
 the request as bot.proto documents it, built here field by field with the protobuf API,
 for every decision of real games (all rule variants, 2-7 seats, forfeits) and for
-arbitrary views; the request carries no card the seat may not know (DESIGN.md §3)."""
+arbitrary views; the request carries no card the seat may not know (docs/design.md §3)."""
 
 from __future__ import annotations
 
@@ -246,7 +246,7 @@ def _cards_in(msg: Any) -> Iterator[tuple[int, int]]:
 @pytest.mark.parametrize("dog_play", ["choose_trick", "first_trick"])
 @pytest.mark.parametrize("players", range(2, 8))
 def test_a_request_holds_only_cards_the_seat_may_know(players: int, dog_play: str) -> None:
-    """DESIGN.md §3: own hand, the turn-up and cards played face up to tricks or turned
+    """docs/design.md §3: own hand, the turn-up and cards played face up to tricks or turned
     up (docs/rules.md W24); nothing else."""
     rules = Rules(start_hand_size=min(7, 51 // players), dog_play=dog_play)  # type: ignore[arg-type]
     played: set[tuple[int, int]] = set()
