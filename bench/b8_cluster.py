@@ -111,6 +111,7 @@ def main() -> None:
         for rep in range(args.reps):
             local.append(league(None, f"b7-local-{rep}", games, args.sandbox, seed=rep))
             cluster.append(league(runner, f"b7-cluster-{rep}", games, args.sandbox, seed=rep))
+            runner.close()  # stop this repetition's bot processes on the workers
     figures = [
         Figure("local_ms", f"local runner, concurrency {CONCURRENCY}: wall time per game", "ms", [w * 1000 for w, _ in local]),
         Figure("cluster_ms", f"Dask, {CONCURRENCY} workers × 1 thread: wall time per game", "ms", [w * 1000 for w, _ in cluster]),

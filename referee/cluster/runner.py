@@ -58,6 +58,7 @@ class ClusterRunner:
         self.sandbox = sandbox
         self.shared = shared
         self._owns_client = owns_client
+        self._leagues: set[str] = set()  # job keys whose bot processes live on the workers
 
     @property
     def address(self) -> str:
@@ -65,9 +66,17 @@ class ClusterRunner:
         return str(self.client.scheduler_info(n_workers=0).get("address", "?"))
 
     def close(self) -> None:
-        """Close the client if this runner opened it (:func:`referee.cluster.open_cluster`)."""
+        """Stop the league's bot processes on every worker (kept between calls, e.g. rounds
+        of one league), then close the client if this runner opened it
+        (:func:`referee.cluster.open_cluster`)."""
+        while self._leagues:
+            self._close_league(self._leagues.pop())
         if self._owns_client:
             self.client.close()
+
+    def _close_league(self, key: str) -> None:
+        with contextlib.suppress(Exception):
+            self.client.run(close_league, key)
 
     def capacity(self) -> int:
         """Games the cluster plays at once: the sum of its workers' threads (0 when none)."""
@@ -87,8 +96,9 @@ class ClusterRunner:
         """Play ``fixtures`` on the cluster; ``finished`` once per fixture, in the order they end.
 
         Raises ClusterError when a game fails on the cluster (its worker died too often,
-        or the game raised there); the games passed on before it stay passed on.
-        Cancellation cancels the league's tasks."""
+        or the game raised there); the games passed on before it stay passed on. The bot
+        processes stay up on the workers for the next call until :meth:`close`; an error or
+        cancellation (Ctrl-C) cancels the league's tasks and stops them at once."""
         if not fixtures:
             return
         bundles = await trio.to_thread.run_sync(self.bundles, spec)
@@ -113,8 +123,8 @@ class ClusterRunner:
 
     @contextlib.contextmanager
     def _tasks(self, job: LeagueJob, run: str, fixtures: Sequence[Fixture]) -> Iterator[list[Future]]:
-        """One task per fixture (earlier fixtures first); cancelled, and the league's bot
-        processes on every worker killed, however the block ends."""
+        """One task per fixture (earlier fixtures first); cancelled however the block ends,
+        and the league's bot processes on every worker stopped if it ends by an exception."""
         shipped = self.client.scatter(job, broadcast=True, hash=False)
         futures = [
             self.client.submit(
@@ -122,13 +132,17 @@ class ClusterRunner:
             )
             for fixture in fixtures
         ]
+        self._leagues.add(job.key)
         try:
             yield futures
-        finally:
+        except BaseException:
             with contextlib.suppress(Exception):
                 self.client.cancel([*futures, shipped])
-            with contextlib.suppress(Exception):
-                self.client.run(close_league, job.key)
+            self._leagues.discard(job.key)
+            self._close_league(job.key)
+            raise
+        with contextlib.suppress(Exception):
+            self.client.cancel([*futures, shipped])
 
     @contextlib.contextmanager
     def _events(self, token: trio.lowlevel.TrioToken, by_id: dict[str, Fixture], started: Started) -> Iterator[None]:

@@ -64,6 +64,8 @@ def play(
         return list(store.records())
     finally:
         store.close()
+        if runner is not None:
+            runner.close()  # type: ignore[attr-defined]
 
 
 def without_timings(record: GameRecord) -> dict[str, Any]:
