@@ -21,7 +21,7 @@ def league_config(tmp: Path, bots: dict[str, Path], *, table_size: int, deals: i
         "concurrency = 2",
         f'results = "{tmp / "e2e.sqlite"}"',
         "[time]",
-        "move_ms = 400",
+        "move_ms = 1500",  # generous: other referees may load the machine (sleepy_bot sleeps 3 s)
         "grace_ms = 100",
         "startup_ms = 15000",
         extra,
