@@ -84,7 +84,7 @@ def main() -> None:
 
         def __init__(self) -> None:
             self.client = BotClient("unix:/nonexistent/kws-b2.sock", "local")  # never dialled
-            self.client._decide = timed_answer(lambda request, timeout: pb.DecisionRequest.FromString(request).legal[0])
+            self.client._decide = timed_answer(lambda request, timeout: request.legal[0])
             self.decide = self.client.decide_blocking
 
         def exit_detail(self) -> None:

@@ -96,6 +96,8 @@ def describe_request(request_json: str) -> str:
         for play in trick["plays"]:
             if isinstance(play, dict):
                 what = "pass" if play.get("passed") else card_text(play.get("card"))
+                if play.get("face_down") and "card" not in play:
+                    what = "face down"  # docs/rules.md W24
                 plays.append(f"seat {play.get('seat', 0)} {what}")
         details.append("trick so far: " + " ".join(plays))
     elif data.get("decision") == "PLAY_CARD":

@@ -86,10 +86,7 @@ Action PlayCard(const DecisionRequest& request) {
   const std::optional<Card> winning = Winning(view, trump);
   if (can_pass) {  // the dog's life: one card, choose the trick to play it on
     const Card& mine = cards.front();
-    // view.to_play() lists the seats still to act, this one first: when it is the last,
-    // a card that beats the winning one surely takes the trick.
-    const bool last = view.to_play_size() == 1;
-    const bool takes = winning ? Beats(mine, *winning, trump) && (last || mine.rank() >= knockout_whist::v1::QUEEN)
+    const bool takes = winning ? Beats(mine, *winning, trump)
                                : mine.rank() == knockout_whist::v1::ACE && mine.suit() != trump;
     if (takes) return PlayOf(mine);
     Action pass;

@@ -121,12 +121,9 @@ function playCard(view, legal) {
   if (pass) {
     // The dog's life: one card, choose the trick to play it on.
     const mine = cards[0];
-    // view.to_play lists the seats still to act, this one first: when it is the last, a
-    // card that beats the winning one surely takes the trick.
-    const last = view.to_play.length === 1;
     const strong = winning === null
       ? isMaster(mine, unseen) || (mine.suit === trump && rank(mine) >= RANK.QUEEN)
-      : beats(mine, winning, trump) && (last || isMaster(mine, unseen));
+      : beats(mine, winning, trump);
     return strong ? { play: mine } : { pass_trick: {} };
   }
   if (winning === null) {
