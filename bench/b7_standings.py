@@ -191,13 +191,15 @@ def main() -> None:
 
     # sequential stop vs fixed budget, and the class figure
     for key, label, tier_strengths in (
+        ("two", "2 tiers (heuristic / random)", (1.0, 0.0)),
         ("tiers", "4 tiers (strength 0.9/0.6/0.3/0)", (0.9, 0.6, 0.3, 0.0)),
         ("class", "class: 4 tiers ~0.1 points/game apart (strength 0.6/0.5/0.4/0.3)", (0.6, 0.5, 0.4, 0.3)),
     ):
         strengths, tiers = tiered(30, tier_strengths)
         stops: list[int | None] = []
         ordered_at: list[list[bool]] = []
-        points: dict[int, list[float]] = {t: [] for t in range(4)}
+        levels = len(tier_strengths)
+        points: dict[int, list[float]] = {t: [] for t in range(levels)}
         predicted: list[int | None] = []
         for number in range(leagues):
             league = League(strengths, seed=3000 + number)
@@ -213,8 +215,8 @@ def main() -> None:
                 points[tiers[bot]].append(value.mean)
             # games for a typical pair of adjacent tiers to separate: the corrected threshold
             # with this league's mean standard error, against the smallest gap of tier means
-            means = [statistics.fmean(final[b].mean for b in tiers if tiers[b] == t) for t in range(4)]
-            gap = min(means[t] - means[t + 1] for t in range(3))
+            means = [statistics.fmean(final[b].mean for b in tiers if tiers[b] == t) for t in range(levels)]
+            gap = min(means[t] - means[t + 1] for t in range(levels - 1))
             sem = statistics.fmean(v.sem or 0.0 for v in final.values())
             units = min(v.units for v in final.values())
             threshold = float(scipy_stats.t.ppf(1 - (1 - CONFIDENCE) / pairs_of(30) / 2, units - 1)) * math.sqrt(2) * sem
