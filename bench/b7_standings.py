@@ -31,7 +31,7 @@ Figures:
 from __future__ import annotations
 
 import argparse
-import json
+import math
 import random
 import statistics
 import sys
@@ -46,13 +46,14 @@ from common import Figure
 sys.path.insert(0, str(common.ROOT / "sample_bots" / "python"))
 
 from heuristic_bot import HeuristicBot  # noqa: E402
+from scipy import stats as scipy_stats  # noqa: E402
 
 from referee.cards import Card  # noqa: E402
 from referee.game import Game  # noqa: E402
 from referee.movement import movement_rounds  # noqa: E402
 from referee.rules import Rules  # noqa: E402
 from referee.schedule import Fixture, deal_hash  # noqa: E402
-from referee.uncertainty import CONFIDENCE, Interval, games_to_separate, interval, look_confidence, pairs_of, separated  # noqa: E402
+from referee.uncertainty import CONFIDENCE, Interval, interval, look_confidence, pairs_of, separated  # noqa: E402
 from referee.views import Action, ChooseTrump, DecisionKind, Pass, Play  # noqa: E402
 
 B4_GAMES_PER_S = 10.6  # bench/results.json B4, concurrency 4, median (instant bots)
@@ -190,13 +191,15 @@ def main() -> None:
 
     # sequential stop vs fixed budget, and the class figure
     for key, label, tier_strengths in (
+        ("two", "2 tiers (heuristic / random)", (1.0, 0.0)),
         ("tiers", "4 tiers (strength 0.9/0.6/0.3/0)", (0.9, 0.6, 0.3, 0.0)),
         ("class", "class: 4 tiers ~0.1 points/game apart (strength 0.6/0.5/0.4/0.3)", (0.6, 0.5, 0.4, 0.3)),
     ):
         strengths, tiers = tiered(30, tier_strengths)
         stops: list[int | None] = []
         ordered_at: list[list[bool]] = []
-        points: dict[int, list[float]] = {t: [] for t in range(4)}
+        levels = len(tier_strengths)
+        points: dict[int, list[float]] = {t: [] for t in range(levels)}
         predicted: list[int | None] = []
         for number in range(leagues):
             league = League(strengths, seed=3000 + number)
@@ -210,9 +213,14 @@ def main() -> None:
             final = league.intervals()
             for bot, value in final.items():
                 points[tiers[bot]].append(value.mean)
-            # games the worst adjacent-tier pair would need (the standings' own estimate)
-            needs = [games_to_separate(final[a], final[b], league.games, pairs_of(30)) for a in tiers for b in tiers if tiers[b] == tiers[a] + 1]
-            predicted.append(None if None in needs else league.games + max(n or 0 for n in needs))
+            # games for a typical pair of adjacent tiers to separate: the corrected threshold
+            # with this league's mean standard error, against the smallest gap of tier means
+            means = [statistics.fmean(final[b].mean for b in tiers if tiers[b] == t) for t in range(levels)]
+            gap = min(means[t] - means[t + 1] for t in range(levels - 1))
+            sem = statistics.fmean(v.sem or 0.0 for v in final.values())
+            units = min(v.units for v in final.values())
+            threshold = float(scipy_stats.t.ppf(1 - (1 - CONFIDENCE) / pairs_of(30) / 2, units - 1)) * math.sqrt(2) * sem
+            predicted.append(None if gap <= 0 else math.ceil(league.games * (threshold / gap) ** 2))
             stops.append(stop)
             ordered_at.append(flags)
         per_round = league.games // max_rounds
@@ -226,7 +234,7 @@ def main() -> None:
             figures.append(Figure(f"{key}_sequential_minutes", f"{label}: the same in minutes at the B4 rate ({B4_GAMES_PER_S} games/s)", "min", [median / B4_GAMES_PER_S / 60]))
         estimates = [p for p in predicted if p is not None]
         if estimates:
-            figures.append(Figure(f"{key}_predicted_games", f"{label}: games to order the tiers, estimated from the last round (median)", "games", [statistics.median(estimates)]))
+            figures.append(Figure(f"{key}_predicted_games", f"{label}: games for a typical adjacent-tier pair to separate, estimated (median)", "games", [statistics.median(estimates)]))
             figures.append(Figure(f"{key}_predicted_minutes", f"{label}: the same in minutes at the B4 rate", "min", [statistics.median(estimates) / B4_GAMES_PER_S / 60]))
         if fixed is not None:
             figures.append(Figure(f"{key}_fixed_games", f"{label}: fixed budget ordering the tiers in 95% of leagues", "games", [fixed * per_round]))

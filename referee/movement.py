@@ -18,9 +18,11 @@ are equal, and every bot has sat in every seat, and been first dealer, exactly e
 often (each rotation moves every bot of the table through every seat; the first dealer
 is a seat index fixed for the deal).
 
-**Balance (greedy, seeded).** Byes go to the bots with the most byes still due this round.
-Tables are drawn greedily so that bots who met least sit together, then improved by
-swapping bots between tables while that lowers the sum of squared pair meetings. Each
+**Balance (greedy, seeded).** Byes go first to the bots with the most byes still due this
+round. Tables are drawn greedily so that bots who met least sit together, then improved by
+swapping bots between tables, or between a table and the byes (when the later sittings can
+still give every bot its byes: the Gale-Ryser condition), while that lowers the sum of
+squared pair meetings. Each
 table's cyclic seating order is chosen by :func:`referee.seating.balanced_order`, so
 that who sits directly after whom stays even. The spreads this reaches (max - min over
 all pairs) are tested for 3-40 bots at tables of 2-7, after each of the first rounds
