@@ -10,9 +10,10 @@ from referee.records import FAULT_KINDS
 from referee.report.fit import fit_columns, footnote
 from referee.standings import Standings
 
-# Headers of the columns a narrow terminal drops, first named first (referee.report.fit):
-# the ranking key (points, wins, rating) last; the rank, bot, points and faults never.
-DROP_ORDER: tuple[str, ...] = ("ms p50/p95", "pts/g", "win%", "place", "games", "rating", "wins")
+# Headers of the columns a narrow terminal drops, first named first (referee.report.fit);
+# the rank, bot, points, points per game and faults never drop. A header that the table
+# does not have is skipped ("rating μ±σ" is the rating's header where it shows sigma).
+DROP_ORDER: tuple[str, ...] = ("ms p50/p95", "rating μ±σ", "win%", "place", "games", "rating", "wins")
 
 
 def standings_table(standings: Standings, *, title: str = "Standings", rules_line: str | None = None) -> RenderableType:
