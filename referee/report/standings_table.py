@@ -35,9 +35,10 @@ def separation_line(standings: Standings) -> str | None:
     return f"Too few deals played to estimate how many games would separate {who}."
 
 
-# Headers of the columns a narrow terminal drops, first named first (referee.report.fit):
-# the rank, the bot, the ranking key (pts/g) and the faults never drop.
-DROP_ORDER: tuple[str, ...] = ("ms p50/p95", "place", "win%", "games", "points", "rating μ±σ", "95% interval")
+# Headers of the columns a narrow terminal drops, first named first (referee.report.fit);
+# the rank, bot, points, points per game and faults never drop. A header that the table
+# does not have is skipped ("rating μ±σ" is the rating's header where it shows sigma).
+DROP_ORDER: tuple[str, ...] = ("ms p50/p95", "rating μ±σ", "win%", "place", "games", "95% interval", "rating", "wins")
 
 
 def standings_table(standings: Standings, *, title: str = "Standings", rules_line: str | None = None) -> RenderableType:
