@@ -79,10 +79,9 @@ def test_the_live_view_fits_the_terminal(width: int, height: int) -> None:
 
 def test_more_bots_than_lines_shows_the_top_rows_and_how_many_more() -> None:
     text = render(100, 30)
-    ranks = [line for line in text.splitlines() if line.startswith("│") and line[1:5].strip().isdigit()]
-    assert 10 < len(ranks) < 30
-    assert [int(line[1:5]) for line in ranks] == list(range(1, len(ranks) + 1)), "the top rows, in rank order"
-    assert f"… {30 - len(ranks)} more" in text
+    rows = [line for line in text.splitlines() if line.startswith("│") and line[1:7].strip()]  # a rank or a rank range
+    assert 10 < len(rows) < 30
+    assert f"… {30 - len(rows)} more" in text
     assert "full table is printed at the end" in text
     assert "not shown at 100 columns:" in text
 
@@ -90,7 +89,7 @@ def test_more_bots_than_lines_shows_the_top_rows_and_how_many_more() -> None:
 def test_all_bots_fit_in_a_tall_terminal() -> None:
     text = render(160, 50)
     assert all(f" {name} " in text for name in NAMES)
-    assert "more" not in text and "not shown" not in text
+    assert "… " not in text and "below the screen" not in text and "not shown" not in text
 
 
 def test_bot_start_up_shows_as_a_status_line() -> None:
