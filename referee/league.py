@@ -216,12 +216,11 @@ async def play_fixture(
 
 
 def _lead_to_log(fault: FaultRecord, lease: Lease | None, game_id: str) -> FaultRecord:
-    """A game fault names the bot's log, and the log names the game and decision, so the
-    fault leads to the traceback beside it (startup faults name their log already)."""
-    if lease is None or lease.log_path is None or fault.decision is None:
-        return fault
-    lease.note(f"game {game_id} decision {fault.decision}: {fault.kind} fault: {fault.detail}")
-    return replace(fault, detail=f"{fault.detail}; log {lease.log_path}")
+    """The bot's log names the game and decision of each fault, beside its traceback
+    (``referee faults`` finds the log by the game's ``[referee] game <id>: seat N`` line)."""
+    if lease is not None and fault.decision is not None:
+        lease.note(f"game {game_id} decision {fault.decision}: {fault.kind} fault: {fault.detail}")
+    return fault
 
 
 def _hang_up(leases: Sequence[Lease | None]) -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 from referee.errors import ConfigError
 from referee.records import FAULT_KINDS
 from referee.report.console import make_console
-from referee.report.faults import faults_csv, faults_json, print_faults, print_summary
+from referee.report.faults import faults_csv, faults_json, find_logs, print_faults, print_summary
 from referee.store import ResultsStore
 
 
@@ -35,15 +35,16 @@ def run(args: argparse.Namespace) -> int:
     if args.kind is not None:
         faults = [stored for stored in faults if stored.fault.kind == args.kind]
     league = store.meta().get("league", "")
+    logs = find_logs(args.results.with_suffix(""))  # the league's bot logs, beside its results
     if args.format == "json":
-        sys.stdout.write(faults_json(faults, league=league) + "\n")
+        sys.stdout.write(faults_json(faults, league=league, logs=logs) + "\n")
         return 0
     if args.format == "csv":
-        sys.stdout.write(faults_csv(faults))
+        sys.stdout.write(faults_csv(faults, logs))
         return 0
     title = f"Faults — {league}" + (f", bot {args.bot}" if args.bot else "") + (f", {args.kind}" if args.kind else "")
     if args.full:
-        print_faults(make_console(), faults, title=title, full=True)
+        print_faults(make_console(), faults, title=title, full=True, logs=logs)
     else:
-        print_summary(make_console(), faults, title=title)
+        print_summary(make_console(), faults, title=title, logs=logs)
     return 0

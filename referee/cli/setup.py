@@ -156,7 +156,8 @@ def run_trio(main: Callable[[], Awaitable[T]]) -> T:
             nursery.cancel_scope.cancel()
         return results[0]
 
-    return trio.run(with_sigterm)
+    # Ctrl-C only at checkpoints: never inside trio's or a game thread's bookkeeping
+    return trio.run(with_sigterm, restrict_keyboard_interrupt_to_checkpoints=True)
 
 
 def store_standings(store: ResultsStore, spec: LeagueSpec, confidence: float = CONFIDENCE) -> Standings:

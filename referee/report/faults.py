@@ -12,8 +12,10 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from rich.console import Console
@@ -25,7 +27,24 @@ from referee.report.safe_text import safe_text
 from referee.store import StoredFault
 
 KIND_STYLE = {"timeout": "yellow", "illegal": "red", "malformed": "magenta", "crash": "bold red", "startup": "bold red", "protocol": "bold red"}
-CSV_FIELDS = ("game_id", "bot", "seat", "kind", "decision", "ms", "detail", "answer", "request")
+CSV_FIELDS = ("game_id", "bot", "seat", "kind", "decision", "ms", "detail", "answer", "request", "log")
+_GAME_LINE = re.compile(r"^\[referee\] game (\S+): seat (\d+)$")
+
+
+def find_logs(run_dir: Path) -> dict[tuple[str, int], Path]:
+    """(game id, seat) -> the bot log that played it: each log of ``run_dir`` marks the
+    games its process played (``[referee] game <id>: seat N``)."""
+    found: dict[tuple[str, int], Path] = {}
+    for path in sorted(run_dir.glob("*.log")) if run_dir.is_dir() else ():
+        try:
+            lines = path.read_text(errors="replace").splitlines()
+        except OSError:
+            continue
+        for line in lines:
+            match = _GAME_LINE.match(line)
+            if match:
+                found[(match.group(1), int(match.group(2)))] = path
+    return found
 
 
 def plain(text: str) -> str:
@@ -60,9 +79,9 @@ def asked_line(stored: StoredFault) -> str:
     return describe_request(fault.request)
 
 
-def print_fault(console: Console, stored: StoredFault, *, full: bool = False) -> None:
+def print_fault(console: Console, stored: StoredFault, *, full: bool = False, log: Path | None = None) -> None:
     """A head line (game, decision, bot, seat, kind, ms) and indented evidence lines;
-    ``full`` adds the request as sent (JSON)."""
+    ``full`` adds the request as sent (JSON); ``log`` the bot log of that game."""
     fault = stored.fault
     where = "before the game" if fault.decision is None else f"decision {fault.decision}"
     head = Text(f"{stored.game_id}  {where}  ", style="bold")
@@ -77,13 +96,15 @@ def print_fault(console: Console, stored: StoredFault, *, full: bool = False) ->
         lines.append(("legal", " ".join(legal)))
     if full and fault.request and fault.kind not in ("startup", "protocol"):
         lines.append(("request", fault.request))
+    if log is not None:
+        lines.append(("log", str(log)))
     for label, text in lines:
         line = Text(f"    {label + ':':<9} ", style="dim")
         line.append(plain(text), style="")
         console.print(line, soft_wrap=True, highlight=False)
 
 
-def print_summary(console: Console, faults: Sequence[StoredFault], *, title: str) -> None:
+def print_summary(console: Console, faults: Sequence[StoredFault], *, title: str, logs: Mapping[tuple[str, int], Path] | None = None) -> None:
     """Per bot (most faults first): its count by kind, then the first fault of each kind
     with its evidence."""
     console.print(Text(title, style="bold underline"))
@@ -96,23 +117,26 @@ def print_summary(console: Console, faults: Sequence[StoredFault], *, title: str
             first = next((stored for stored in mine if stored.fault.kind == kind), None)
             if first is not None:
                 console.print(Text(f"  first {kind}:", style="dim"))
-                print_fault(console, first)
+                print_fault(console, first, log=(logs or {}).get((first.game_id, first.fault.seat)))
     console.print(Text(fault_counts(faults), style="bold red" if faults else "bold green"))
     if faults:
         console.print(Text("every fault with its request: --full; as data: --format json or --format csv", style="dim"))
 
 
-def print_faults(console: Console, faults: Sequence[StoredFault], *, title: str, full: bool = False) -> None:
+def print_faults(
+    console: Console, faults: Sequence[StoredFault], *, title: str, full: bool = False, logs: Mapping[tuple[str, int], Path] | None = None
+) -> None:
     """Every fault in order, then a count by kind."""
     console.print(Text(title, style="bold underline"))
     for stored in faults:
-        print_fault(console, stored, full=full)
+        print_fault(console, stored, full=full, log=(logs or {}).get((stored.game_id, stored.fault.seat)))
     console.print(Text(fault_counts(faults), style="bold red" if faults else "bold green"))
 
 
-def fault_row(stored: StoredFault) -> dict[str, Any]:
-    """One fault as flat data (the keys of :data:`CSV_FIELDS`)."""
+def fault_row(stored: StoredFault, logs: Mapping[tuple[str, int], Path] | None = None) -> dict[str, Any]:
+    """One fault as flat data (the keys of :data:`CSV_FIELDS`; ``log`` "" when unknown)."""
     fault = stored.fault
+    log = (logs or {}).get((stored.game_id, fault.seat))
     return {
         "game_id": stored.game_id,
         "bot": fault.bot,
@@ -123,24 +147,25 @@ def fault_row(stored: StoredFault) -> dict[str, Any]:
         "detail": fault.detail,
         "answer": fault.answer,
         "request": fault.request,
+        "log": str(log) if log is not None else "",
     }
 
 
-def faults_json(faults: Sequence[StoredFault], *, league: str) -> str:
+def faults_json(faults: Sequence[StoredFault], *, league: str, logs: Mapping[tuple[str, int], Path] | None = None) -> str:
     """``{"league", "summary": {bot: {kind: count, "total": n}}, "faults": [row...]}``."""
     summary: dict[str, dict[str, int]] = {}
     for stored in faults:
         counts = summary.setdefault(stored.fault.bot, {kind: 0 for kind in FAULT_KINDS} | {"total": 0})
         counts[stored.fault.kind] += 1
         counts["total"] += 1
-    return json.dumps({"league": league, "summary": summary, "faults": [fault_row(s) for s in faults]}, indent=2, ensure_ascii=False)
+    return json.dumps({"league": league, "summary": summary, "faults": [fault_row(s, logs) for s in faults]}, indent=2, ensure_ascii=False)
 
 
-def faults_csv(faults: Sequence[StoredFault]) -> str:
+def faults_csv(faults: Sequence[StoredFault], logs: Mapping[tuple[str, int], Path] | None = None) -> str:
     """A header line of :data:`CSV_FIELDS`, then one row per fault."""
     out = io.StringIO()
     writer = csv.DictWriter(out, fieldnames=CSV_FIELDS, lineterminator="\n")
     writer.writeheader()
     for stored in faults:
-        writer.writerow(fault_row(stored))
+        writer.writerow(fault_row(stored, logs))
     return out.getvalue()

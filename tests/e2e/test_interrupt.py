@@ -40,13 +40,15 @@ def interrupt_a_hung_league(tmp: Path, sig: int, *, ignore_sigint: bool = False)
     )
     env = dict(os.environ, COLUMNS="200", NO_COLOR="1")
 
-    def ignore() -> None:  # as a shell does for `referee run ... &` in a script
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    def sigint_as_in() -> None:
+        # ignored: as a shell does for `referee run ... &` in a script; else the default of
+        # a terminal, even when the tests themselves run in the background (SIGINT ignored)
+        signal.signal(signal.SIGINT, signal.SIG_IGN if ignore_sigint else signal.SIG_DFL)
 
     referee = subprocess.Popen(
         [sys.executable, "-m", "referee", "run", str(config), "--no-live"],
         cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        preexec_fn=ignore if ignore_sigint else None,
+        preexec_fn=sigint_as_in,
     )
     try:
         give_up = time.monotonic() + 120

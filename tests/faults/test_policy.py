@@ -59,10 +59,10 @@ def test_forfeit_after_max_faults_plays_fallbacks_for_the_rest_of_the_round(shor
     assert all(row["request"] and row["game_id"] for row in as_json["faults"])
     rows = list(csv.DictReader(io.StringIO(run_referee("faults", results, "--format", "csv").stdout)))
     assert len(rows) == 6 and rows[0]["bot"] == "faulty" and rows[0]["kind"] == "malformed"
-    for record in records:  # each fault leads to its log, and the log to the game
-        for fault in record.faults:
-            log = Path(fault.detail.rsplit("; log ", 1)[1])
-            assert f"[referee] game {record.game_id} decision {fault.decision}: malformed fault" in log.read_text()
+    for row in as_json["faults"]:  # each fault leads to its log, and the log to the game
+        log = Path(row["log"])
+        assert f"[referee] game {row['game_id']} decision {row['decision']}: malformed fault" in log.read_text()
+    assert "log:" in listing.stdout
     unknown = run_referee("faults", str(short_tmp / "faults.sqlite"), "--bot", "nobody")
     assert unknown.returncode == 2 and "no bot named 'nobody'" in unknown.stderr
 
