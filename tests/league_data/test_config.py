@@ -160,7 +160,7 @@ NAME_RULE = "a name of letters, digits, '-', '_', '.' (at most 40, starting with
 BAD: list[tuple[str, str, str]] = [
     ("unknown key", GOOD.replace("table_size = 3", "tabel_size = 3"), "unknown key 'league.tabel_size' (did you mean 'table_size'?)"),
     ("unknown section", GOOD + "\n[clock]\nmove_ms = 5\n",
-     "unknown section [clock] (known sections: [league], [rules], [time], [faults], [sandbox], [[bots]])"),
+     "unknown section [clock] (known sections: [league], [rules], [time], [faults], [sandbox], [cluster], [[bots]])"),
     ("misspelt [league]", GOOD.replace("[league]", "[leauge]"), "unknown section [leauge] (did you mean [league]?)"),
     ("misspelt [[bots]]", GOOD.replace("[[bots]]", "[[bot]]"), "unknown section [[bot]] (did you mean [[bots]]?)"),
     ("misspelt [rules]", GOOD + '\n[rule]\ndog_life = "off"\n', "unknown section [rule] (did you mean [rules]?)"),
