@@ -114,13 +114,8 @@ class Lease:
     def note(self, line: str) -> None:
         """Append ``[referee] line`` to the bot's log (the game it plays, its faults), so
         that a fault leads to the traceback beside it. Never raises."""
-        if self.process is None:
-            return
-        try:
-            with open(self.process.log_path, "a", encoding="utf-8") as log:
-                log.write(f"[referee] {line}\n")
-        except OSError:
-            pass
+        if self.process is not None:
+            self.process.note(line)
 
 
 @dataclass(frozen=True)

@@ -129,6 +129,14 @@ class BotProcess:
         """The exit status of the process we started, or None while it runs."""
         return self._popen.poll()
 
+    def note(self, line: str) -> None:
+        """Write ``[referee] line`` into the bot's log, in order with its own output (the
+        log's one writer: a second open of the file would write over it). Never raises."""
+        try:
+            self._log.note(line)
+        except OSError:
+            pass
+
     def stderr_head(self, max_bytes: int = 2000) -> str:
         """The first ``max_bytes`` bytes the bot wrote to stderr (decoded, bad bytes replaced)."""
         return self._log.stderr.head_text(max_bytes)
