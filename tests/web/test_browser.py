@@ -76,7 +76,7 @@ def league_config(tmp: Path) -> Path:
         "[league]", 'name = "web"', "seed = 11", "table_size = 3", "deals = 2", "concurrency = 1",
         f'results = "{tmp / "web.sqlite"}"',
         "[time]", "move_ms = 400", "grace_ms = 100", "startup_ms = 30000",
-        "[faults]", "max_faults = 100",
+        "[faults]", "max_faults = 10",
     ]  # fmt: skip
     bots = {
         "heuristic": SAMPLES / "heuristic_bot.py",
