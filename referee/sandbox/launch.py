@@ -239,6 +239,9 @@ def _start(
     if cgroup is not None and cgroup.missing:
         log.note(f"warning: cgroup controllers not applied: {', '.join(cgroup.missing)} (the rlimits stand in)")
     drop = uid if mode != "bwrap" else None  # under bwrap, setpriv drops it inside
+    # under bwrap the bot's environment travels in bwrap's --setenv options: the steps before
+    # it (prlimit, setpriv, sh, bwrap) run with none, so the util-linux tools load no locale
+    chain_env: Mapping[str, str] = {} if mode == "bwrap" else env
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
     cgroup_fds: list[int] = []
@@ -251,12 +254,12 @@ def _start(
                 limits=rlimits,
                 join_files=cgroup.join_files() if cgroup is not None else (),
                 drop_args=bwrap.setpriv_args(drop)[1:-1] if drop is not None else (),  # its options only
-                keep_pwd="PWD" in env,
+                keep_pwd="PWD" in chain_env,
             )
-            spawn = _spawn(wrapped, bot_dir, env, out_w, err_w, pass_fds=passed)
+            spawn = _spawn(wrapped, bot_dir, chain_env, out_w, err_w, pass_fds=passed)
         else:
             cgroup_fds = cgroup.open_procs() if cgroup is not None else []
-            spawn = _forking_spawn(argv, bot_dir, env, out_w, err_w, rlimits, cgroup_fds, mode, drop, passed)
+            spawn = _forking_spawn(argv, bot_dir, chain_env, out_w, err_w, rlimits, cgroup_fds, mode, drop, passed)
         popen = run_in_spawner(spawn)
     except BaseException:
         os.close(out_r)
