@@ -60,6 +60,18 @@ def test_the_bot_runs_with_its_limits_uid_and_cgroups(
             assert len(joined) == (1 if found.version == 2 else len(found.bases)), lines
 
 
+def test_under_bwrap_the_bot_alone_has_its_environment(start: Launcher, needs_bwrap: None) -> None:
+    """The bot's variables reach it through bwrap's --setenv; the steps before bwrap and
+    bwrap itself run with an empty environment (so no start loads a locale for them)."""
+    process = start("report", mode="bwrap", command=["/bin/sh", "-c", REPORT], env={"KWHIST_PROBE": "yes"})
+    log = wait_log(process, DONE)
+    assert DONE in log, log
+    lines = log.splitlines()
+    for variable in ("KWHIST_PROBE=yes", "LANG=C.UTF-8", "HOME=/bot", "KWHIST_LISTEN=unix:/bot/bot.sock"):
+        assert variable in lines, log
+    assert Path(f"/proc/{process.pid}/environ").read_bytes() == b"", "bwrap's own environment"
+
+
 @pytest.mark.parametrize("drop", [False, True])
 def test_the_bot_never_runs_when_its_referee_is_gone(run_dir: Path, drop: bool) -> None:
     """The shell after setpriv's death signal checks its parent: a process whose referee died
