@@ -95,6 +95,10 @@ def main() -> None:
     for mode in modes:
         variants[f"sample_{mode}"] = partial(spawn_to_hello, sample, mode, decide=mode == "none")
     results: dict[str, list[float]] = {key: [] for key in variants}
+    from referee.sandbox import SandboxSettings, resolve_mode
+
+    for mode in modes:  # as the referee does once at start: probe cgroups, build the seccomp filter
+        resolve_mode(SandboxSettings(mode=mode))  # type: ignore[arg-type]
     with common.temp_dir("kws-b5s-") as tmp:
         spawn_to_exit(IMPORT_STUBS)  # warm the file cache
         slot = 700
