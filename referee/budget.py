@@ -76,14 +76,17 @@ def movement_line(league: LeagueSettings, shape: RoundShape) -> str:
     """One line: the round's games, and what the budget allows."""
     per_round = shape.games(league.deals)
     per_bot = shape.games_per_bot(league.deals)
-    parts = [f"movement: rounds of {per_round:,} games ({per_bot} per bot, {len(shape.sittings)} sitting{'s' if len(shape.sittings) != 1 else ''} of up to {max(shape.sittings)} tables)"]
+    sittings, tables = len(shape.sittings), max(shape.sittings)
+    layout = f"{sittings} sitting{'s' if sittings != 1 else ''} of {'up to ' if min(shape.sittings) != tables else ''}{tables} table{'s' if tables != 1 else ''}"
+    parts = [f"movement: rounds of {per_round:,} games ({per_bot} per bot, {layout})"]
     if league.games is not None:
         rounds = max(1, league.games // per_round)
         parts.append(f"games = {league.games:,}: {rounds} rounds, {rounds * per_round:,} games")
     if league.minutes is not None:
         parts.append(f"minutes = {league.minutes:g}: as many rounds as fit")
     if league.stop == "separated":
-        parts.append(f"or until the top {league.separate} separated at {league.confidence:.0%}")
+        pairs = ", ".join(f"#{place}/#{place + 1}" for place in range(1, league.separate + 1))
+        parts.append(f"or until {pairs} are decided at {league.confidence:.0%} (ahead by {league.margin:g} pts/g, or level)")
     return "; ".join(parts)
 
 
