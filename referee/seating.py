@@ -10,6 +10,7 @@ whole league; the schedule module tests the spreads it reaches). Pure: no I/O, n
 
 from __future__ import annotations
 
+import math
 import random
 from collections import Counter
 from collections.abc import Sequence
@@ -18,6 +19,7 @@ from itertools import permutations
 
 _ALL_ORDERS_UP_TO = 24  # (k-1)! cyclic orders are all tried up to tables of 5; larger tables sample
 _SAMPLED_ORDERS = 48
+_HOT, _COLD = 3.0, 0.1
 
 Follows = Counter[tuple[str, str]]  # (a, b): how many deals b sat directly after a
 
@@ -87,3 +89,82 @@ def rebalance(orders: list[tuple[str, ...]], follows: Follows, rng: random.Rando
         if not changed:
             break
     return result
+
+
+class Evenness:
+    """The search's measure of how uneven whole counts (pair meetings, neighbours) are:
+    the sum over keys of ``d**2 + d**4``, d = count - mean, for a known total. Convex, so
+    least when every count is within 1 of the mean; the fourth power makes the extremes
+    (the spread) weigh more than the sum of squares alone does.
+
+    ``matrix[a][b]`` holds the counts (the diagonal is not a key); ``symmetric`` when
+    ``matrix[a][b]`` and ``matrix[b][a]`` are one key (pairs) rather than two (ordered
+    pairs); ``total`` is the sum over keys once the counts being placed are in; ``reach``
+    how far above the largest count now a count may go."""
+
+    def __init__(self, matrix: list[list[int]], symmetric: bool, total: int, reach: int) -> None:
+        size = len(matrix)
+        keys = size * (size - 1) // (2 if symmetric else 1)
+        mean = total / keys
+        top = max(max(row) for row in matrix) + reach + 2
+        self.penalty = [(count - mean) ** 2 + (count - mean) ** 4 for count in range(top)]
+        base, extra = divmod(total, keys)
+        self.least = (keys - extra) * self.penalty[base] + extra * self.penalty[base + 1] + 1e-6
+        self.cost = sum(self.penalty[value] for a, row in enumerate(matrix) for b, value in enumerate(row) if a != b)
+        if symmetric:
+            self.cost /= 2
+
+
+def successor_counts(order: list[int], follows: list[list[int]], step: int, evenness: Evenness | None = None) -> float:
+    """Add ``step`` (+1 or -1) to ``follows`` for every successor pair of ``order``; the change
+    of ``evenness`` (0 without one)."""
+    change = 0.0
+    penalty = evenness.penalty if evenness is not None else None
+    for i, bot in enumerate(order):
+        row = follows[bot]
+        after = order[i + 1 - len(order)]
+        count = row[after]
+        if penalty is not None:
+            change += penalty[count + step] - penalty[count]
+        row[after] = count + step
+    return change
+
+
+def anneal_orders(orders: list[list[int]], follows: list[list[int]], rng: random.Random, steps: int) -> None:
+    """Improve the cyclic orders ``orders`` (bot indices, tables of 3 or more, changed in
+    place) so that who sits directly after whom is even: ``follows[a][b]`` counts the deals
+    b sat directly after a, these orders included. Each order starts as the best of its
+    candidates given the counts so far, then simulated annealing (``steps`` swaps of two
+    seats) lowers their :class:`Evenness`, stopping at the least the total allows. Pure
+    function of the arguments and the state of ``rng`` (which it advances)."""
+    for order in orders:
+        successor_counts(order, follows, -1)
+        best, cost = list(order), -1
+        for candidate in _candidates(len(order), rng):
+            seats = [order[i] for i in candidate]
+            now = sum(follows[bot][seats[i + 1 - len(seats)]] for i, bot in enumerate(seats))
+            if cost < 0 or now < cost:
+                best, cost = seats, now
+        order[:] = best
+        successor_counts(order, follows, 1)
+    if not orders:
+        return
+    size = len(orders[0])
+    evenness = Evenness(follows, False, sum(map(sum, follows)), len(orders))
+    for step in range(steps):
+        if evenness.cost <= evenness.least:
+            return
+        heat = _HOT * (_COLD / _HOT) ** (step / steps)
+        order = orders[rng.randrange(len(orders))]
+        i = rng.randrange(size)
+        j = rng.randrange(size - 1)
+        j += j >= i
+        change = successor_counts(order, follows, -1, evenness)
+        order[i], order[j] = order[j], order[i]
+        change += successor_counts(order, follows, 1, evenness)
+        if change <= 0 or rng.random() < math.exp(-change / heat):
+            evenness.cost += change
+        else:
+            successor_counts(order, follows, -1)
+            order[i], order[j] = order[j], order[i]
+            successor_counts(order, follows, 1)
