@@ -180,13 +180,26 @@ class _State:
         table[position] = bot
         return change
 
+    def _swap_change(self, first: list[int], x: int, second: list[int], y: int) -> float:
+        """The change of evenness if ``y`` took ``x``'s seat at table ``first`` and ``x`` took
+        ``y``'s at ``second`` (a swap within a sitting, or a player-bye swap across two
+        sittings, where a bot at both tables keeps both its pairs); nothing is changed."""
+        penalty, x_row, y_row = self._evenness.penalty, self.meetings[x], self.meetings[y]
+        change = 0.0
+        for table, leaving, joining, there in ((first, x_row, y_row, second), (second, y_row, x_row, first)):
+            for other in table:
+                if other != x and other != y and other not in there:
+                    gain, loss = joining[other], leaving[other]
+                    change += penalty[gain + 1] - penalty[gain] + penalty[loss - 1] - penalty[loss]
+        return change
+
     def _anneal(self, tables: list[list[list[int]]], byes: list[list[int]], shape: RoundShape) -> None:
         """Simulated annealing of the round's tables on the sum of squared pair meetings
         (so far and this round): swap two bots of two tables of one sitting, or swap a
         player and a bye of one sitting together with the same two in another sitting
         where their roles are the other way round (so byes per bot stay equal). Stops at
         the least sum the total allows (every pair within 1 of the mean)."""
-        n, rng = len(self.names), self.rng
+        n, draw = len(self.names), self.rng.random
         evenness = self._evenness = Evenness(self.meetings, True, sum(map(sum, self.meetings)) // 2, shape.tables_per_bot)
         where = [[-1] * n for _ in tables]  # where[s][bot]: its table in sitting s, -1 = bye
         for number, sitting in enumerate(tables):
@@ -199,42 +212,39 @@ class _State:
             if evenness.cost <= evenness.least:
                 return
             heat = _HOT * (_COLD / _HOT) ** (step / steps)
-            number = rng.randrange(len(tables))
+            number = int(draw() * len(tables))
             sitting = tables[number]
-            first = rng.randrange(len(sitting))
-            i = rng.randrange(shape.table_size)
+            first = int(draw() * len(sitting))
+            i = int(draw() * shape.table_size)
             x = sitting[first][i]
-            if byes[number] and (len(sitting) == 1 or rng.random() < 0.5):
-                j = rng.randrange(len(byes[number]))
+            if byes[number] and (len(sitting) == 1 or draw() < 0.5):
+                j = int(draw() * len(byes[number]))
                 y = byes[number][j]
                 others = [s for s, places in enumerate(where) if places[x] < 0 <= places[y]]
                 if not others:
                     continue
-                other = rng.choice(others)
+                other = others[int(draw() * len(others))]
                 second = where[other][y]
-                p = tables[other][second].index(y)
-                q = byes[other].index(x)
-                change = put(sitting[first], i, y) + put(tables[other][second], p, x)
-                if change <= 0 or rng.random() < math.exp(-change / heat):
-                    byes[number][j], byes[other][q] = x, y
+                change = self._swap_change(sitting[first], x, tables[other][second], y)
+                if change <= 0 or draw() < math.exp(-change / heat):
+                    put(sitting[first], i, y)
+                    put(tables[other][second], tables[other][second].index(y), x)
+                    byes[number][j] = x
+                    byes[other][byes[other].index(x)] = y
                     where[number][x], where[number][y] = -1, first
                     where[other][x], where[other][y] = second, -1
                     evenness.cost += change
-                else:
-                    put(tables[other][second], p, y)
-                    put(sitting[first], i, x)
             elif len(sitting) > 1:
-                second = rng.randrange(len(sitting) - 1)
+                second = int(draw() * (len(sitting) - 1))
                 second += second >= first
-                j = rng.randrange(shape.table_size)
+                j = int(draw() * shape.table_size)
                 y = sitting[second][j]
-                change = put(sitting[first], i, y) + put(sitting[second], j, x)
-                if change <= 0 or rng.random() < math.exp(-change / heat):
+                change = self._swap_change(sitting[first], x, sitting[second], y)
+                if change <= 0 or draw() < math.exp(-change / heat):
+                    put(sitting[first], i, y)
+                    put(sitting[second], j, x)
                     where[number][x], where[number][y] = second, first
                     evenness.cost += change
-                else:
-                    put(sitting[second], j, y)
-                    put(sitting[first], i, x)
 
 
 def movement_fixtures(bot_names: Sequence[str], table_size: int, deals: int, seed: int, rounds: int) -> list[Fixture]:

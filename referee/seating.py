@@ -91,6 +91,10 @@ def rebalance(orders: list[tuple[str, ...]], follows: Follows, rng: random.Rando
     return result
 
 
+def _shape(d: float) -> float:
+    return d**2 + d**4
+
+
 class Evenness:
     """The search's measure of how uneven whole counts (pair meetings, neighbours) are:
     the sum over keys of ``d**2 + d**4``, d = count - mean, for a known total. Convex, so
@@ -107,7 +111,7 @@ class Evenness:
         keys = size * (size - 1) // (2 if symmetric else 1)
         mean = total / keys
         top = max(max(row) for row in matrix) + reach + 2
-        self.penalty = [(count - mean) ** 2 + (count - mean) ** 4 for count in range(top)]
+        self.penalty = [_shape(count - mean) for count in range(top)]
         base, extra = divmod(total, keys)
         self.least = (keys - extra) * self.penalty[base] + extra * self.penalty[base + 1] + 1e-6
         self.cost = sum(self.penalty[value] for a, row in enumerate(matrix) for b, value in enumerate(row) if a != b)
@@ -151,20 +155,31 @@ def anneal_orders(orders: list[list[int]], follows: list[list[int]], rng: random
         return
     size = len(orders[0])
     evenness = Evenness(follows, False, sum(map(sum, follows)), len(orders))
+    penalty, draw = evenness.penalty, rng.random
     for step in range(steps):
         if evenness.cost <= evenness.least:
             return
         heat = _HOT * (_COLD / _HOT) ** (step / steps)
-        order = orders[rng.randrange(len(orders))]
-        i = rng.randrange(size)
-        j = rng.randrange(size - 1)
+        order = orders[int(draw() * len(orders))]
+        i = int(draw() * size)
+        j = int(draw() * (size - 1))
         j += j >= i
-        change = successor_counts(order, follows, -1, evenness)
-        order[i], order[j] = order[j], order[i]
-        change += successor_counts(order, follows, 1, evenness)
-        if change <= 0 or rng.random() < math.exp(-change / heat):
+        arcs = {(i - 1) % size, i, (j - 1) % size, j}  # the successor pairs (order[t], order[t + 1]) a swap changes
+        change = 0.0
+        for sign in (-1, 1):
+            if sign > 0:
+                order[i], order[j] = order[j], order[i]
+            for t in arcs:
+                row = follows[order[t]]
+                after = order[t + 1 - size]
+                count = row[after]
+                change += penalty[count + sign] - penalty[count]
+                row[after] = count + sign
+        if change <= 0 or draw() < math.exp(-change / heat):
             evenness.cost += change
         else:
-            successor_counts(order, follows, -1)
-            order[i], order[j] = order[j], order[i]
-            successor_counts(order, follows, 1)
+            for sign in (-1, 1):
+                if sign > 0:
+                    order[i], order[j] = order[j], order[i]
+                for t in arcs:
+                    follows[order[t]][order[t + 1 - size]] += sign
