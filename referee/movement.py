@@ -129,10 +129,16 @@ class _State:
         self.meetings = [[0] * len(names) for _ in names]
         self.follows = [[0] * len(names) for _ in names]
         self.rng = random.Random(deal_hash(seed, "movement"))
+        self._pairings: Iterator[list[list[list[int]]]] | None = None
 
     def sittings(self, shape: RoundShape) -> list[list[list[int]]]:
         """The tables of each sitting of one round (bot indices); every bot sits out
-        ``shape.byes_per_bot`` sittings. A greedy draw, then :meth:`_anneal`."""
+        ``shape.byes_per_bot`` sittings. A greedy draw, then :meth:`_anneal`; tables of 2
+        come from :func:`_two_seat_rounds` instead."""
+        if shape.table_size == 2:
+            if self._pairings is None:
+                self._pairings = _two_seat_rounds(len(self.names), shape.sittings, self.rng)
+            return next(self._pairings)
         due = [shape.byes_per_bot] * len(self.names)
         tables: list[list[list[int]]] = []
         byes: list[list[int]] = []
@@ -245,6 +251,61 @@ class _State:
                     put(sitting[second], j, x)
                     where[number][x], where[number][y] = second, first
                     evenness.cost += change
+
+
+def _two_seat_rounds(bots: int, sizes: Sequence[int], rng: random.Random) -> Iterator[list[list[list[int]]]]:
+    """Rounds of tables of 2 (bot indices, by sitting) in which every pair meets once per
+    cycle of rounds, so pair meetings never differ by more than 1. An even number of bots:
+    the circle method (a round is a perfect matching; n - 1 of them are every pair once).
+    An odd number: Walecki's Hamiltonian cycles of the complete graph ((n - 1) / 2 of them
+    are every pair once), a round being one cycle, whose tables (its edges) are shared out
+    over the sittings ``sizes`` so that no bot plays twice in one sitting. The bots are
+    relabelled, and the rounds of a cycle shuffled, from ``rng`` at every cycle."""
+    hub, ring = bots - 1, bots - 1  # the fixed vertex, and how many go round it
+    while True:
+        label = list(range(bots))
+        rng.shuffle(label)
+        rounds: list[list[list[int]]] = []
+        if bots % 2 == 0:
+            for turn in range(ring):
+                pairs = [[turn, hub]] + [[(turn + i) % ring, (turn - i) % ring] for i in range(1, bots // 2)]
+                rounds.append([[label[a], label[b]] for a, b in pairs])
+        else:
+            for turn in range(ring // 2):
+                path = [turn] + [(turn + (i + 1) // 2 * (1 if i % 2 else -1)) % ring for i in range(1, ring)]
+                cycle = [hub, *path]
+                rounds.append([[label[cycle[i]], label[cycle[(i + 1) % bots]]] for i in range(bots)])
+        rng.shuffle(rounds)
+        for tables in rounds:
+            if bots % 2 == 0:
+                yield [tables]
+            else:
+                colours = _cyclic_colouring(list(sizes))
+                yield [[table for table, colour in zip(tables, colours, strict=True) if colour == sitting] for sitting in range(len(sizes))]
+
+
+def _cyclic_colouring(counts: list[int]) -> list[int]:
+    """A cyclic sequence with ``counts[c]`` times colour c and no colour twice in a row
+    (first and last count as in a row): the sittings of a cycle's edges, found by search."""
+    total = sum(counts)
+    sequence: list[int] = []
+
+    def extend() -> bool:
+        if len(sequence) == total:
+            return sequence[0] != sequence[-1]
+        for colour in sorted(range(len(counts)), key=lambda c: -counts[c]):
+            if counts[colour] and (not sequence or sequence[-1] != colour):
+                counts[colour] -= 1
+                sequence.append(colour)
+                if extend():
+                    return True
+                sequence.pop()
+                counts[colour] += 1
+        return False
+
+    if not extend():
+        raise AssertionError(f"no cyclic colouring for {counts}")  # each count <= total / 2 always has one
+    return sequence
 
 
 def movement_fixtures(bot_names: Sequence[str], table_size: int, deals: int, seed: int, rounds: int) -> list[Fixture]:

@@ -19,7 +19,8 @@ from itertools import permutations
 
 _ALL_ORDERS_UP_TO = 24  # (k-1)! cyclic orders are all tried up to tables of 5; larger tables sample
 _SAMPLED_ORDERS = 48
-_HOT, _COLD = 3.0, 0.1
+_HOT, _COLD = 1.0, 0.01  # annealing temperatures, in units of Evenness
+_BEST_RESPONSE_PASSES = 3
 
 Follows = Counter[tuple[str, str]]  # (a, b): how many deals b sat directly after a
 
@@ -138,23 +139,30 @@ def anneal_orders(orders: list[list[int]], follows: list[list[int]], rng: random
     """Improve the cyclic orders ``orders`` (bot indices, tables of 3 or more, changed in
     place) so that who sits directly after whom is even: ``follows[a][b]`` counts the deals
     b sat directly after a, these orders included. Each order starts as the best of its
-    candidates given the counts so far, then simulated annealing (``steps`` swaps of two
-    seats) lowers their :class:`Evenness`, stopping at the least the total allows. Pure
+    candidates given the others (a few passes over all), then simulated annealing
+    (``steps`` swaps of two seats) lowers their :class:`Evenness`, stopping at the least
+    the total allows. Pure
     function of the arguments and the state of ``rng`` (which it advances)."""
-    for order in orders:
-        successor_counts(order, follows, -1)
-        best, cost = list(order), -1
-        for candidate in _candidates(len(order), rng):
-            seats = [order[i] for i in candidate]
-            now = sum(follows[bot][seats[i + 1 - len(seats)]] for i, bot in enumerate(seats))
-            if cost < 0 or now < cost:
-                best, cost = seats, now
-        order[:] = best
-        successor_counts(order, follows, 1)
     if not orders:
         return
     size = len(orders[0])
     evenness = Evenness(follows, False, sum(map(sum, follows)), len(orders))
+    penalty = evenness.penalty
+    for _ in range(_BEST_RESPONSE_PASSES):
+        changed = False
+        for order in orders:
+            evenness.cost += successor_counts(order, follows, -1, evenness)
+            best, cost = order, sum(penalty[follows[bot][order[i + 1 - size]] + 1] - penalty[follows[bot][order[i + 1 - size]]] for i, bot in enumerate(order))
+            for candidate in _candidates(size, rng):
+                seats = [order[i] for i in candidate]
+                now = sum(penalty[follows[bot][seats[i + 1 - size]] + 1] - penalty[follows[bot][seats[i + 1 - size]]] for i, bot in enumerate(seats))
+                if now < cost - 1e-9:
+                    best, cost = seats, now
+            changed = changed or best is not order
+            order[:] = best
+            evenness.cost += successor_counts(order, follows, 1, evenness)
+        if not changed:
+            break
     penalty, draw = evenness.penalty, rng.random
     for step in range(steps):
         if evenness.cost <= evenness.least:

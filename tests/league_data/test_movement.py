@@ -85,6 +85,15 @@ def test_small_classes_over_many_rounds() -> None:
         check_rounds(names, k, fixtures, LONG_ROUNDS, LONG_PAIR_SPREAD, LONG_NEIGHBOUR_SPREAD)
 
 
+def test_tables_of_two_meet_within_one_for_ever() -> None:
+    """Tables of 2 follow the circle method (even) or Walecki's cycles (odd): pairs, and so
+    neighbours, within 1 after every round, over more than a whole cycle of rounds."""
+    for n in range(3, 41):
+        names = [f"bot{i:02d}" for i in range(n)]
+        fixtures = make_fixtures(names, 2, 1, n, format="movement", rounds=n)
+        check_rounds(names, 2, fixtures, n, 1, 1)
+
+
 @settings(max_examples=25, deadline=None)
 @given(st.sampled_from([case for case in CASES if case[0] <= 16]), st.integers(-(2**63), 2**63), st.integers(1, 2), st.randoms(use_true_random=False))
 def test_any_seed_same_seed_same_schedule(case: tuple[int, int], seed: int, deals: int, random: object) -> None:
