@@ -25,9 +25,11 @@ one sitting, or a player and a bye of one sitting together with the same two bot
 sitting where their roles are the other way round (so byes per bot stay equal), and
 keeps a swap that makes the pair meetings so far more even (:class:`referee.seating.Evenness`:
 every count within 1 of the mean is the least it can be). The cyclic seating order of
-every table and deal is then annealed the same way for who sits directly after whom
-(:func:`referee.seating.anneal_orders`). Every random choice comes from one generator
-seeded by the league's seed, so the same seed gives the same schedule.
+every table and deal is then chosen the same way for who sits directly after whom
+(:func:`referee.seating.anneal_orders`). Tables of 2 need no search: the circle method
+(an even number of bots) or Walecki's Hamiltonian cycles (odd) make every pair meet once
+per cycle of rounds (:func:`_two_seat_rounds`). Every random choice comes from one
+generator seeded by the league's seed, so the same seed gives the same schedule.
 
 The spreads reached (max - min over all pairs of bots, or ordered pairs, counted in
 tables shared = deals when ``deals = 1``) are tested for 3-40 bots at tables of 2-7,
@@ -36,20 +38,24 @@ after each of the first rounds, and for up to 12 bots over 20 rounds
 
 - games per bot, seats per bot, first dealer per bot: equal after every round (spread 0);
 - pair meetings: spread at most :data:`PAIR_SPREAD` by table size (1 for tables of 2, 2
-  for 3, 3 for 4-6, 4 for 7) after each of rounds 1-3, :data:`LONG_PAIR_SPREAD` over 20
-  rounds for up to 12 bots;
+  for 3, 3 for 4-6, 4 for 7; most sizes reach 1-2) after each of rounds 1-3, and
+  :data:`LONG_PAIR_SPREAD` (4) over 20 rounds for up to 12 bots; tables of 2: 1 after
+  every round, for ever;
 - neighbours ("b sat directly after a"): spread at most :data:`NEIGHBOUR_SPREAD` (2) after
-  each of rounds 1-3, :data:`LONG_NEIGHBOUR_SPREAD` over 20 rounds for up to 12 bots.
+  each of rounds 1-3, :data:`LONG_NEIGHBOUR_SPREAD` (3) over 20 rounds for up to 12 bots;
+  tables of 2: 1 (there a neighbour is a pair: a sits before b and b before a).
 
 Why not 0 or 1 everywhere: pairs can be equal only when the round's meetings divide
 evenly over all pairs (after round 1 of 8 bots at tables of 4, 12 of the 28 pairs have
 met: spread 1 at least); a sitting of one or two tables forces repeats (6 bots at tables
 of 3: any second split into two tables of 3 repeats a pair at each table, pigeonhole);
 at tables of 3 a pair's meetings split between its two directions, so an odd count
-leaves a "directly after" gap; and for 4 bots at one table the three rounds cannot give
-every ordered pair exactly once (the complete directed graph on 4 or 6 vertices has no
-decomposition into directed Hamiltonian cycles, Tillson 1980), so the neighbours'
-spread is 2 there.
+leaves a "directly after" gap; and for 4 bots at one table three rounds cannot give every
+ordered pair exactly once (no three of the six directed 4-cycles are disjoint; Bermond and
+Faber 1976 for 4 and 6 vertices), so the neighbours' spread is 2 there. Beyond these, the
+figures are what the search reaches, not proven optima: it plans one round at a time, and
+is weakest where a sitting holds one or two tables of 5-7 (15 bots at tables of 7: the
+perfect design, every pair 3 times a round, has no two disjoint tables to share a sitting).
 
 Pure: the fixtures of the first R rounds are a function of (bot names, table size,
 deals, seed, R), and a prefix of those of any later round count, so a league may add
@@ -73,7 +79,8 @@ PAIR_SPREAD = {2: 1, 3: 2, 4: 3, 5: 3, 6: 3, 7: 4}  # pair meetings by table siz
 NEIGHBOUR_SPREAD = 2  # "b sat directly after a", rounds 1-3
 LONG_PAIR_SPREAD = 4  # pair meetings, up to 12 bots, rounds 1-20
 LONG_NEIGHBOUR_SPREAD = 3  # "b sat directly after a", up to 12 bots, rounds 1-20
-_STEPS_PER_SEAT = 20  # annealing steps per seat of a round (tables x table size)
+_STEPS_PER_SEAT = 50  # annealing steps per seat of a round (tables x table size) ...
+_MOST_STEPS = 8000  # ... up to this many a round (for pairs, and again for neighbours)
 _HOT, _COLD = 3.0, 0.1  # annealing temperatures, in units of Evenness
 
 
@@ -212,7 +219,7 @@ class _State:
             for index, table in enumerate(sitting):
                 for bot in table:
                     where[number][bot] = index
-        steps = _STEPS_PER_SEAT * shape.tables * shape.table_size
+        steps = min(_MOST_STEPS, _STEPS_PER_SEAT * shape.tables * shape.table_size)
         put = self._put
         for step in range(steps):
             if evenness.cost <= evenness.least:
@@ -337,7 +344,7 @@ def movement_rounds(bot_names: Sequence[str], table_size: int, deals: int, seed:
         for order in chosen:
             successor_counts(order, state.follows, 1)
         if table_size > 2:
-            anneal_orders(chosen, state.follows, state.rng, _STEPS_PER_SEAT * len(chosen) * table_size)
+            anneal_orders(chosen, state.follows, state.rng, min(_MOST_STEPS, _STEPS_PER_SEAT * len(chosen) * table_size))
         orders = {slot: tuple(names[bot] for bot in order) for slot, order in zip(slots, chosen, strict=True)}
         table_number = 0
         for sitting_number, sitting in enumerate(sittings):
