@@ -44,6 +44,9 @@ after each of the first rounds, and for up to 12 bots over 20 rounds
 - neighbours ("b sat directly after a"): spread at most :data:`NEIGHBOUR_SPREAD` (2) after
   each of rounds 1-3, :data:`LONG_NEIGHBOUR_SPREAD` (3) over 20 rounds for up to 12 bots;
   tables of 2: 1 (there a neighbour is a pair: a sits before b and b before a).
+- with ``deals = d``, pair meetings in deals are d times the counts in tables, and the
+  neighbours' spread (in deals, each deal has its own cyclic order) is at most 1 more
+  (tested with 2 deals for up to 16 bots).
 
 Why not 0 or 1 everywhere: pairs can be equal only when the round's meetings divide
 evenly over all pairs (after round 1 of 8 bots at tables of 4, 12 of the 28 pairs have

@@ -30,9 +30,9 @@ def spread(counts: Counter[object], keys: list[object]) -> int:
     return max(values) - min(values)
 
 
-def check_rounds(names: list[str], table_size: int, fixtures: list[Fixture], rounds: int, pair_bound: int | None = None, neighbour_bound: int = NEIGHBOUR_SPREAD) -> None:
-    """Every invariant after each round boundary 1..rounds; spreads within the bounds
-    (by default those documented for rounds 1-3)."""
+def check_rounds(names: list[str], table_size: int, fixtures: list[Fixture], rounds: int, pair_bound: int | None = None, neighbour_bound: int = NEIGHBOUR_SPREAD, deals: int = 1) -> None:
+    """Every invariant after each round boundary 1..rounds; spreads (in deals) within the
+    bounds (by default those documented for rounds 1-3)."""
     pair_bound = PAIR_SPREAD[table_size] if pair_bound is None else pair_bound
     shape = round_shape(len(names), table_size)
     pair_keys: list[object] = [frozenset(pair) for pair in combinations(names, 2)]
@@ -49,7 +49,7 @@ def check_rounds(names: list[str], table_size: int, fixtures: list[Fixture], rou
     assert sorted(by_round) == list(range(rounds))
     for number in range(rounds):
         played = by_round[number]
-        assert len(played) == shape.games(1)
+        assert len(played) == shape.games(deals)
         groups: dict[tuple[str, int], list[Fixture]] = {}
         for fixture in played:
             assert len(set(fixture.seats)) == table_size  # no bot twice at one table
@@ -105,8 +105,8 @@ def test_any_seed_same_seed_same_schedule(case: tuple[int, int], seed: int, deal
     assert make_fixtures(shuffled, k, deals, seed, format="movement", rounds=2) == fixtures
     assert [fixture.index for fixture in fixtures] == list(range(len(fixtures)))
     assert len({fixture.game_id for fixture in fixtures}) == len(fixtures)
-    if deals == 1:
-        check_rounds(names, k, fixtures, 2)
+    # in deals: pairs meet `deals` deals a table; neighbours documented within 1 more for deals > 1
+    check_rounds(names, k, fixtures, 2, deals * PAIR_SPREAD[k], NEIGHBOUR_SPREAD + (deals > 1), deals)
     games = Counter(bot for fixture in fixtures for bot in fixture.seats)
     assert len(set(games.values())) == 1 and sum(games.values()) == 2 * round_shape(n, k).games(deals) * k
 
