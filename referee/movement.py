@@ -83,7 +83,8 @@ NEIGHBOUR_SPREAD = 2  # "b sat directly after a", rounds 1-3
 LONG_PAIR_SPREAD = 4  # pair meetings, up to 12 bots, rounds 1-20
 LONG_NEIGHBOUR_SPREAD = 3  # "b sat directly after a", up to 12 bots, rounds 1-20
 _STEPS_PER_SEAT = 50  # annealing steps per seat of a round (tables x table size) ...
-_MOST_STEPS = 8000  # ... up to this many a round (for pairs, and again for neighbours)
+_MOST_STEPS = 8000  # ... but at most this many a round (for pairs, and again for neighbours)
+_LEAST_ORDER_STEPS = 4000  # and at least this many for neighbours (tiny rounds can often be made perfect)
 _HOT, _COLD = 3.0, 0.1  # annealing temperatures, in units of Evenness
 
 
@@ -318,6 +319,12 @@ def _cyclic_colouring(counts: list[int]) -> list[int]:
     return sequence
 
 
+def _order_steps(seats: int) -> int:
+    """Annealing steps for the seating orders of a round of ``seats`` seats (the search
+    stops early at the least unevenness the total allows)."""
+    return max(_LEAST_ORDER_STEPS, min(_MOST_STEPS, _STEPS_PER_SEAT * seats))
+
+
 def movement_fixtures(bot_names: Sequence[str], table_size: int, deals: int, seed: int, rounds: int) -> list[Fixture]:
     """The fixtures of the first ``rounds`` rounds (see the module doc), in playing order:
     round by round, sitting by sitting, then deal by deal and rotation by rotation with
@@ -347,7 +354,7 @@ def movement_rounds(bot_names: Sequence[str], table_size: int, deals: int, seed:
         for order in chosen:
             successor_counts(order, state.follows, 1)
         if table_size > 2:
-            anneal_orders(chosen, state.follows, state.rng, min(_MOST_STEPS, _STEPS_PER_SEAT * len(chosen) * table_size))
+            anneal_orders(chosen, state.follows, state.rng, _order_steps(len(chosen) * table_size))
         orders = {slot: tuple(names[bot] for bot in order) for slot, order in zip(slots, chosen, strict=True)}
         table_number = 0
         for sitting_number, sitting in enumerate(sittings):

@@ -19,7 +19,7 @@ from itertools import permutations
 
 _ALL_ORDERS_UP_TO = 24  # (k-1)! cyclic orders are all tried up to tables of 5; larger tables sample
 _SAMPLED_ORDERS = 48
-_HOT, _COLD = 1.0, 0.01  # annealing temperatures, in units of Evenness
+_HOT, _COLD = 3.0, 0.1  # annealing temperatures, in units of Evenness
 _BEST_RESPONSE_PASSES = 3
 
 Follows = Counter[tuple[str, str]]  # (a, b): how many deals b sat directly after a
