@@ -26,9 +26,12 @@ sitting where their roles are the other way round (so byes per bot stay equal), 
 keeps a swap that makes the pair meetings so far more even (:class:`referee.seating.Evenness`:
 every count within 1 of the mean is the least it can be). The cyclic seating order of
 every table and deal is then chosen the same way for who sits directly after whom
-(:func:`referee.seating.anneal_orders`). Tables of 2 need no search: the circle method
-(an even number of bots) or Walecki's Hamiltonian cycles (odd) make every pair meet once
-per cycle of rounds (:func:`_two_seat_rounds`). Every random choice comes from one
+(:func:`referee.seating.anneal_orders`). Three shapes need no search. Tables of 2: the
+circle method (an even number of bots) or Walecki's Hamiltonian cycles (odd) make every
+pair meet once per cycle of rounds (:func:`_two_seat_rounds`). One bot more than the
+table size (one table a sitting): the translates of a starter table make every bot sit
+directly after every other exactly once a round (:func:`_one_table_rounds`). One table
+of an odd number of bots: Walecki's cycles, each both ways (:func:`_whole_table_rounds`). Every random choice comes from one
 generator seeded by the league's seed, so the same seed gives the same schedule.
 
 The spreads reached (max - min over all pairs of bots, or ordered pairs, counted in
@@ -43,7 +46,8 @@ after each of the first rounds, and for up to 12 bots over 20 rounds
   every round, for ever;
 - neighbours ("b sat directly after a"): spread at most :data:`NEIGHBOUR_SPREAD` (2) after
   each of rounds 1-3, :data:`LONG_NEIGHBOUR_SPREAD` (3) over 20 rounds for up to 12 bots;
-  tables of 2: 1 (there a neighbour is a pair: a sits before b and b before a).
+  tables of 2: 1 (there a neighbour is a pair: a sits before b and b before a); k + 1
+  bots at tables of k: 0 after every round (pairs too); k bots at one table, k odd: 1.
 - with ``deals = d``, pair meetings in deals are d times the counts in tables, and the
   neighbours' spread (in deals, each deal has its own cyclic order) is at most 1 more
   (tested with 2 deals for up to 16 bots).
@@ -141,6 +145,7 @@ class _State:
         self.follows = [[0] * len(names) for _ in names]
         self.rng = random.Random(deal_hash(seed, "movement"))
         self._pairings: Iterator[list[list[list[int]]]] | None = None
+        self.seated = False  # the rounds' tables come in their cyclic orders already
 
     def sittings(self, shape: RoundShape) -> list[list[list[int]]]:
         """The tables of each sitting of one round (bot indices); every bot sits out
@@ -149,6 +154,12 @@ class _State:
         if shape.table_size == 2:
             if self._pairings is None:
                 self._pairings = _two_seat_rounds(len(self.names), shape.sittings, self.rng)
+            return next(self._pairings)
+        if shape.table_size == len(self.names) - 1 or (shape.table_size == len(self.names) and len(self.names) % 2):
+            if self._pairings is None:
+                make = _one_table_rounds if shape.table_size < len(self.names) else _whole_table_rounds
+                self._pairings = make(len(self.names), self.rng)
+            self.seated = True
             return next(self._pairings)
         due = [shape.byes_per_bot] * len(self.names)
         tables: list[list[list[int]]] = []
@@ -282,9 +293,7 @@ def _two_seat_rounds(bots: int, sizes: Sequence[int], rng: random.Random) -> Ite
                 pairs = [[turn, hub]] + [[(turn + i) % ring, (turn - i) % ring] for i in range(1, bots // 2)]
                 rounds.append([[label[a], label[b]] for a, b in pairs])
         else:
-            for turn in range(ring // 2):
-                path = [turn] + [(turn + (i + 1) // 2 * (1 if i % 2 else -1)) % ring for i in range(1, ring)]
-                cycle = [hub, *path]
+            for cycle in _walecki(bots):
                 rounds.append([[label[cycle[i]], label[cycle[(i + 1) % bots]]] for i in range(bots)])
         rng.shuffle(rounds)
         for tables in rounds:
@@ -293,6 +302,66 @@ def _two_seat_rounds(bots: int, sizes: Sequence[int], rng: random.Random) -> Ite
             else:
                 colours = _cyclic_colouring(list(sizes))
                 yield [[table for table, colour in zip(tables, colours, strict=True) if colour == sitting] for sitting in range(len(sizes))]
+
+
+def _walecki(bots: int) -> list[list[int]]:
+    """Walecki's (bots - 1) / 2 Hamiltonian cycles of the complete graph on an odd number of
+    ``bots`` (0 .. bots - 1): every pair of bots is consecutive in exactly one of them."""
+    hub = ring = bots - 1
+    return [[hub, turn] + [(turn + (i + 1) // 2 * (1 if i % 2 else -1)) % ring for i in range(1, ring)] for turn in range(ring // 2)]
+
+
+def _whole_table_rounds(bots: int, rng: random.Random) -> Iterator[list[list[list[int]]]]:
+    """Rounds of one table of all ``bots`` (an odd number), each in its cyclic order: the
+    Walecki cycles, each also reversed, are every ordered pair once (a directed
+    Hamiltonian decomposition), so "b directly after a" never differs by more than 1.
+    Relabelled, and the rounds shuffled, from ``rng`` every bots - 1 rounds."""
+    cycles = _walecki(bots)
+    cycles += [cycle[::-1] for cycle in cycles]
+    while True:
+        label = list(range(bots))
+        rng.shuffle(label)
+        order = list(cycles)
+        rng.shuffle(order)
+        for cycle in order:
+            yield [[[label[bot] for bot in cycle]]]
+
+
+def _one_table_rounds(bots: int, rng: random.Random) -> Iterator[list[list[list[int]]]]:
+    """Rounds for ``bots`` = table size + 1 (one table a sitting, each bot sits out once),
+    each table already in its cyclic order, such that in every round every bot sits
+    directly after every other exactly once. The bots are Z_n (n odd) or Z_(n-1) and a
+    fixed point (n even); the tables are the translates of one starter table whose
+    successor differences are all distinct (:func:`_starter`), plus, for n even, the
+    table without the fixed point in the order 0, 1, 2, ... Relabelled from ``rng`` each
+    round, so pair meetings (always equal here) and neighbours stay exactly even."""
+    starter = _starter(bots)
+    ring = bots if bots % 2 else bots - 1
+    tables = [[bot if bot == ring else (bot + shift) % ring for bot in starter] for shift in range(ring)]
+    if bots % 2 == 0:
+        tables.append(list(range(ring)))
+    while True:
+        label = list(range(bots))
+        rng.shuffle(label)
+        order = list(tables)
+        rng.shuffle(order)
+        yield [[[label[bot] for bot in table]] for table in order]
+
+
+def _starter(bots: int) -> list[int]:
+    """A cyclic order of Z_n without 0 (n = ``bots`` odd), or of Z_(n-1) without 0 plus the
+    fixed point n - 1 (n even), whose steps between consecutive members of Z (the fixed
+    point left out) are all different: every nonzero step (n odd), every step but 0 and 1
+    (n even). Found by search; exists for every table size 2-7."""
+    ring = bots if bots % 2 else bots - 1
+    wanted = list(range(1, ring)) if bots % 2 else list(range(2, ring))
+    rest = list(range(2, ring)) + ([] if bots % 2 else [ring])
+    for tail in itertools.permutations(rest):
+        seats = [1, *tail]
+        steps = [(after - bot) % ring for bot, after in zip(seats, seats[1:] + seats[:1]) if ring not in (bot, after)]
+        if sorted(steps) == wanted:
+            return seats
+    raise AssertionError(f"no starter table for {bots} bots")
 
 
 def _cyclic_colouring(counts: list[int]) -> list[int]:
@@ -353,7 +422,7 @@ def movement_rounds(bot_names: Sequence[str], table_size: int, deals: int, seed:
         chosen = [list(sittings[s][t]) for s, t, _ in slots]
         for order in chosen:
             successor_counts(order, state.follows, 1)
-        if table_size > 2:
+        if table_size > 2 and not state.seated:
             anneal_orders(chosen, state.follows, state.rng, _order_steps(len(chosen) * table_size))
         orders = {slot: tuple(names[bot] for bot in order) for slot, order in zip(slots, chosen, strict=True)}
         table_number = 0

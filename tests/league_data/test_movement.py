@@ -94,6 +94,19 @@ def test_tables_of_two_meet_within_one_for_ever() -> None:
         check_rounds(names, 2, fixtures, n, 1, 1)
 
 
+def test_one_table_a_sitting_seats_everyone_after_everyone_evenly() -> None:
+    """k + 1 bots at tables of k: every round, every bot sits directly after every other
+    exactly once (spread 0); k bots at one table of k, k odd: within 1 (Walecki's cycles
+    both ways). For 4 or 6 bots at one table 2 is the least (no directed Hamiltonian
+    decomposition exists), which the general bound covers."""
+    for k in range(3, 8):
+        names = [f"bot{i:02d}" for i in range(k + 1)]
+        check_rounds(names, k, make_fixtures(names, k, 1, k, format="movement", rounds=12), 12, 0, 0)
+        if k % 2:
+            names = names[:k]
+            check_rounds(names, k, make_fixtures(names, k, 1, k, format="movement", rounds=12), 12, 0, 1)
+
+
 @settings(max_examples=25, deadline=None)
 @given(st.sampled_from([case for case in CASES if case[0] <= 16]), st.integers(-(2**63), 2**63), st.integers(1, 2), st.randoms(use_true_random=False))
 def test_any_seed_same_seed_same_schedule(case: tuple[int, int], seed: int, deals: int, random: object) -> None:
