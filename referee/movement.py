@@ -88,9 +88,8 @@ PAIR_SPREAD = {2: 1, 3: 2, 4: 3, 5: 3, 6: 4, 7: 4}  # pair meetings by table siz
 NEIGHBOUR_SPREAD = 3  # "b sat directly after a", rounds 1-3, any seed (2 nearly always)
 LONG_PAIR_SPREAD = 4  # pair meetings, up to 12 bots, rounds 1-20
 LONG_NEIGHBOUR_SPREAD = 3  # "b sat directly after a", up to 12 bots, rounds 1-20
-_STEPS_PER_SEAT = 50  # annealing steps per seat of a round (tables x table size) ...
-_MOST_STEPS = 8000  # ... but at most this many a round (for pairs, and again for neighbours)
-_LEAST_ORDER_STEPS = 4000  # and at least this many for neighbours (tiny rounds can often be made perfect)
+_STEPS_PER_SEAT, _MOST_STEPS = 50, 6000  # annealing steps for a round's tables: per seat (tables x table size), at most
+_ORDER_STEPS = 4000  # annealing steps for a round's seating orders
 _HOT, _COLD = 3.0, 0.1  # annealing temperatures, in units of Evenness
 
 
@@ -390,12 +389,6 @@ def _cyclic_colouring(counts: list[int]) -> list[int]:
     return sequence
 
 
-def _order_steps(seats: int) -> int:
-    """Annealing steps for the seating orders of a round of ``seats`` seats (the search
-    stops early at the least unevenness the total allows)."""
-    return max(_LEAST_ORDER_STEPS, min(_MOST_STEPS, _STEPS_PER_SEAT * seats))
-
-
 def movement_fixtures(bot_names: Sequence[str], table_size: int, deals: int, seed: int, rounds: int) -> list[Fixture]:
     """The fixtures of the first ``rounds`` rounds (see the module doc), in playing order:
     round by round, sitting by sitting, then deal by deal and rotation by rotation with
@@ -425,7 +418,7 @@ def movement_rounds(bot_names: Sequence[str], table_size: int, deals: int, seed:
         for order in chosen:
             successor_counts(order, state.follows, 1)
         if table_size > 2 and not state.seated:
-            anneal_orders(chosen, state.follows, state.rng, _order_steps(len(chosen) * table_size))
+            anneal_orders(chosen, state.follows, state.rng, _ORDER_STEPS)
         orders = {slot: tuple(names[bot] for bot in order) for slot, order in zip(slots, chosen, strict=True)}
         table_number = 0
         for sitting_number, sitting in enumerate(sittings):
