@@ -41,15 +41,15 @@ after each of the first rounds, and for up to 12 bots over 20 rounds
 
 - games per bot, seats per bot, first dealer per bot: equal after every round (spread 0);
 - pair meetings: spread at most :data:`PAIR_SPREAD` by table size (1 for tables of 2, 2
-  for 3, 3 for 4-5, 4 for 6-7; most sizes reach 1-2, and tables of 6 reached 4 once in
-  about 5,000 seeded checks) after each of rounds 1-3, and :data:`LONG_PAIR_SPREAD` (4)
-  over 20 rounds for up to 12 bots; tables of 2: 1 after every round, for ever;
+  for 3, 3 for 4-5, 4 for 6-7) after each of rounds 1-3; most sizes reach 1-2, and
+  tables of 6 reached 4 once in about 9,000 seeded checks (30 seeds for 3-16 bots, 6 for
+  17-40, tables of 2-7, rounds 1-3); :data:`LONG_PAIR_SPREAD` (4) over 20 rounds for up
+  to 12 bots; tables of 2: 1 after every round, for ever;
 - neighbours ("b sat directly after a"): spread at most :data:`NEIGHBOUR_SPREAD` (3) after
-  each of rounds 1-3, but 2 in all but 2 of those 5,000 checks (30 seeds for 3-16 bots, 6
-  for 17-40, tables of 2-7, rounds 1-3); :data:`LONG_NEIGHBOUR_SPREAD` (3) over 20 rounds
-  for up to 12 bots; tables of 2: 1 (there a neighbour is a pair: a sits before b and b
-  before a); k + 1 bots at tables of k: 0 after every round (pairs too); k bots at one
-  table, k odd: 1;
+  each of rounds 1-3, but 2 in all but 2 of those checks; :data:`LONG_NEIGHBOUR_SPREAD`
+  (3) over 20 rounds for up to 12 bots; tables of 2: 1 (there a neighbour is a pair: a
+  sits before b and b before a); k + 1 bots at tables of k: 0 after every round (pairs
+  too); k bots at one table, k odd: 1;
 - with ``deals = d``, pair meetings in deals are d times the counts in tables, and the
   neighbours' spread (in deals, each deal has its own cyclic order) is at most 1 more
   (tested with 2 deals for up to 16 bots).
