@@ -223,11 +223,11 @@ class _State:
         return change
 
     def _anneal(self, tables: list[list[list[int]]], byes: list[list[int]], shape: RoundShape) -> None:
-        """Simulated annealing of the round's tables on the sum of squared pair meetings
-        (so far and this round): swap two bots of two tables of one sitting, or swap a
+        """Simulated annealing of the round's tables on the :class:`Evenness` of the pair
+        meetings (so far and this round): swap two bots of two tables of one sitting, or a
         player and a bye of one sitting together with the same two in another sitting
         where their roles are the other way round (so byes per bot stay equal). Stops at
-        the least sum the total allows (every pair within 1 of the mean)."""
+        the least the total allows (every pair within 1 of the mean)."""
         n, draw = len(self.names), self.rng.random
         evenness = self._evenness = Evenness(self.meetings, True, sum(map(sum, self.meetings)) // 2, shape.tables_per_bot)
         where = [[-1] * n for _ in tables]  # where[s][bot]: its table in sitting s, -1 = bye
@@ -353,7 +353,7 @@ def _starter(bots: int) -> list[int]:
     """A cyclic order of Z_n without 0 (n = ``bots`` odd), or of Z_(n-1) without 0 plus the
     fixed point n - 1 (n even), whose steps between consecutive members of Z (the fixed
     point left out) are all different: every nonzero step (n odd), every step but 0 and 1
-    (n even). Found by search; exists for every table size 2-7."""
+    (n even). Found by search (4-8 bots, tables of 3-7: instantly)."""
     ring = bots if bots % 2 else bots - 1
     wanted = list(range(1, ring)) if bots % 2 else list(range(2, ring))
     rest = list(range(2, ring)) + ([] if bots % 2 else [ring])

@@ -5,7 +5,9 @@ A table replays each deal in every rotation of its seats, which moves every bot 
 every seat but keeps the cyclic order; so the schedule varies the cyclic order from
 deal to deal. :func:`balanced_order` picks, for one table and one deal, the cyclic order
 whose "b sits directly after a" pairs have met least so far (a greedy rule over the
-whole league; the schedule module tests the spreads it reaches). Pure: no I/O, no clock.
+whole league, used by round-robin; the schedule module tests the spreads it reaches).
+The movement format (:mod:`referee.movement`) uses :func:`anneal_orders` instead, a local
+search over all of a round's tables at once, on :class:`Evenness`. Pure: no I/O, no clock.
 """
 
 from __future__ import annotations
@@ -93,6 +95,7 @@ def rebalance(orders: list[tuple[str, ...]], follows: Follows, rng: random.Rando
 
 
 def _shape(d: float) -> float:
+    """The :class:`Evenness` of one count ``d`` away from the mean."""
     return d**2 + d**4
 
 
@@ -141,8 +144,8 @@ def anneal_orders(orders: list[list[int]], follows: list[list[int]], rng: random
     b sat directly after a, these orders included. Each order starts as the best of its
     candidates given the others (a few passes over all), then simulated annealing
     (``steps`` swaps of two seats) lowers their :class:`Evenness`, stopping at the least
-    the total allows. Pure
-    function of the arguments and the state of ``rng`` (which it advances)."""
+    the total allows. Pure function of the arguments and the state of ``rng`` (which it
+    advances)."""
     if not orders:
         return
     size = len(orders[0])
