@@ -34,12 +34,12 @@ def test_the_bot_serves_on_kwhist_listen_and_the_referee_dials_address(
     start: Launcher, mode: str, bwrap_ok: bool, request: pytest.FixtureRequest
 ) -> None:
     if mode != "none":
-        request.getfixturevalue("needs_bwrap" if mode == "bwrap" else "rlimits_runs")
+        request.getfixturevalue("needs_bwrap" if mode == "bwrap" else "rlimits_python")
     process = start("hello.py", mode=mode)
     assert "READY" in wait_log(process, "READY")
     answer = _say_hello(process.address)
-    if mode == "bwrap" and os.geteuid() == 0:
-        assert answer == f"hello from {process.uid}\n"  # root is dropped ("Root is a trap")
+    if mode != "none" and os.geteuid() == 0:
+        assert answer == f"hello from {process.uid}\n"  # root is dropped ("Root is a trap"), in both modes
         assert process.uid in SLOT_UIDS
     else:
         assert answer.startswith("hello from")
@@ -55,7 +55,7 @@ def test_a_node_bot_serves_too(start: Launcher, mode: str, request: pytest.Fixtu
             pytest.fail("node is not installed")
         pytest.skip("node is not installed")
     if mode != "none":
-        request.getfixturevalue("needs_bwrap" if mode == "bwrap" else "rlimits_runs")
+        request.getfixturevalue("needs_bwrap" if mode == "bwrap" else "rlimits_python")
     process = start("hello.js", mode=mode, command=["node", "hello.js"])
     assert "READY" in wait_log(process, "READY"), process.stderr_head()
     assert _say_hello(process.address).startswith("hello from node")
@@ -84,7 +84,7 @@ def test_a_long_run_dir_moves_the_socket_to_a_short_path(run_dir: Path, bot_dir:
 @pytest.mark.parametrize("mode", ["bwrap", "rlimits", "none"])
 def test_exit_code_and_stderr_head(start: Launcher, mode: str, request: pytest.FixtureRequest) -> None:
     if mode != "none":
-        request.getfixturevalue("needs_bwrap" if mode == "bwrap" else "rlimits_runs")
+        request.getfixturevalue("needs_bwrap" if mode == "bwrap" else "rlimits_python")
     process = start("exit_code.py", "3", mode=mode)
     assert wait_exit(process) == 3
     assert process.exit_detail() == "exited with code 3"
