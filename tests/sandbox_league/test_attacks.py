@@ -172,13 +172,14 @@ def test_class6_two_bots_cannot_pass_a_hand_through_file_locks(short_tmp: Path, 
 def _stale_groups() -> list[Path]:
     """Bot cgroups of this kind whose referee is gone (their lock is free)."""
     from referee.sandbox import cgroups
+    from referee.sandbox._locks import try_lock
 
     found = cgroups.hierarchy()
     stale = []
     for base in {group.parent for group in (found.bases.values() if found else ())}:
         for group in base.glob("kwhist-*"):
             if cgroups.STALE_NAME.fullmatch(group.name) and group not in cgroups._held:
-                fd = cgroups._lock(group)
+                fd = try_lock(group, cgroups.GROUP_LOCK)
                 if fd is not None:
                     os.close(fd)
                     stale.append(group)
