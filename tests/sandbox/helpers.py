@@ -41,7 +41,7 @@ def bot_pids(marker: str) -> set[int]:
 
 def uids_of(pids: set[int]) -> set[int]:
     """Every uid (real, effective, saved, file system) of the live processes ``pids``."""
-    found = set()
+    found: set[int] = set()
     for pid in pids:
         try:
             status = Path(f"/proc/{pid}/status").read_text()
