@@ -20,7 +20,6 @@ the forked child writes ``0`` to ``cgroup.procs`` descriptors opened here
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import functools
 import os
 import re
@@ -31,11 +30,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from referee.sandbox._locks import try_lock
 from referee.sandbox.settings import MiB, SandboxSettings
 
 V1_CONTROLLERS = ("memory", "pids", "cpu", "freezer")
 V2_CONTROLLERS = ("memory", "pids", "cpu")
 CPU_PERIOD_US = 100_000
+GROUP_LOCK = os.O_RDONLY | os.O_DIRECTORY
+"""How a group's directory is opened to hold its lock (:func:`referee.sandbox._locks.try_lock`)."""
 
 
 @dataclass(frozen=True)
@@ -111,21 +113,6 @@ def _group_name() -> str:
     return f"kwhist-{_token}"
 
 
-def _lock(path: Path) -> int | None:
-    """A descriptor holding the exclusive lock of the directory ``path``, or None when
-    another process holds it (or it is gone)."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    except OSError:
-        return None
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        os.close(fd)
-        return None
-    return fd
-
-
 def _make_group(base: Path) -> Path:
     """Make our group under ``base`` and hold its lock (for the referee's life). Raises
     OSError where it cannot be made or held."""
@@ -133,7 +120,7 @@ def _make_group(base: Path) -> Path:
     if group in _held:
         return group
     group.mkdir(exist_ok=True)
-    fd = _lock(group)
+    fd = try_lock(group, GROUP_LOCK)
     if fd is None:
         raise OSError(f"cannot lock {group}")
     if os.fstat(fd).st_ino != group.stat().st_ino:  # removed as stale before we locked it
@@ -149,7 +136,7 @@ def _clean_stale(base: Path) -> None:
     for group in base.glob("kwhist-*"):
         if group in _held or not STALE_NAME.fullmatch(group.name):
             continue  # ours, or not of this kind (an older referee's: left alone)
-        fd = _lock(group)
+        fd = try_lock(group, GROUP_LOCK)
         if fd is None:
             continue  # a live referee holds it
         try:

@@ -109,7 +109,10 @@ def resolve_command(command: Sequence[str], *, name: str, bot_dir: Path) -> Reso
     paths: tuple[Path, ...] = ()
     if Path(os.path.realpath(found)) == Path(os.path.realpath(sys.executable)):
         runtime, paths = "python", python_paths()
-    if not _under(found, bot_dir) and not _under(Path(os.path.realpath(found)), SYSTEM_PREFIX):
+    if not _under(found, bot_dir):
         given = _given_install_dir(found)
-        paths = tuple(dict.fromkeys([*paths, _install_dir(found), *([given] if not _under(given, SYSTEM_PREFIX) else [])]))
+        needed = [] if _under(Path(os.path.realpath(found)), SYSTEM_PREFIX) else [_install_dir(found), given]
+        if (given / "pyvenv.cfg").is_file():
+            needed.append(given)  # a virtualenv, also of the system's Python: its packages
+        paths = tuple(dict.fromkeys([*paths, *(path for path in needed if not _under(path, SYSTEM_PREFIX))]))
     return ResolvedCommand((str(found), *rest), runtime, paths)

@@ -16,7 +16,6 @@ made safely (not a directory owned by us), claims fall back to scanning ``/proc`
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import os
 import stat
 import threading
@@ -24,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from referee.sandbox.bwrap import SLOT_UIDS
+from referee.sandbox._locks import try_lock
 
 LOCK_DIR = Path("/run/kwhist-uids")  # tests point it elsewhere
 
@@ -73,20 +73,6 @@ def _lock_dir() -> Path | None:
     return LOCK_DIR
 
 
-def _try_lock(directory: Path, uid: int) -> int | None:
-    """An fd holding the exclusive lock of ``uid``, or None when another referee holds it."""
-    try:
-        fd = os.open(directory / f"{uid}.lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-    except OSError:
-        return None
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        os.close(fd)
-        return None
-    return fd
-
-
 def claim() -> UidClaim | None:
     """Hold the next free slot uid; None when every one is held (here, by another referee,
     or by a leftover process)."""
@@ -104,9 +90,11 @@ def claim() -> UidClaim | None:
             uid = SLOT_UIDS[index]
             if uid in _held or uid in busy:
                 continue
-            fd = _try_lock(directory, uid) if directory is not None else None
-            if directory is not None and fd is None:
-                continue
+            fd = None
+            if directory is not None:
+                fd = try_lock(directory / f"{uid}.lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW)
+                if fd is None:
+                    continue  # another referee holds it
             _held.add(uid)
             _next = index + 1
             return UidClaim(uid, fd)

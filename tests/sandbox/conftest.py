@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from referee.sandbox import BotProcess, SandboxSettings, bwrap_problem, cgroups, kill_all, launch
+from tests.sandbox import runtime
 from tests.sandbox.helpers import BOTS, MARKER_KEY, Launcher, bot_pids, next_slot
 
 
@@ -31,23 +32,34 @@ def needs_bwrap(bwrap_ok: bool) -> None:
         pytest.skip(message)
 
 
-@pytest.fixture
-def rlimits_runs() -> None:
-    """Skip where the rlimits mode refuses to run bots: a root referee whose Python other
-    users cannot reach (it would have to run them as root; docs/sandbox.md)."""
-    from referee.sandbox.command import python_paths
-    from referee.sandbox.launch import rlimits_problem
-
-    problem = rlimits_problem(list(python_paths()))
-    if problem is not None:
-        pytest.skip(f"rlimits mode refuses here: {problem}")
+@pytest.fixture(scope="session")
+def rlimits_python() -> Iterator[str]:
+    """The Python of a test bot in the rlimits mode: ``python`` (the referee's own
+    interpreter) where that mode runs it; else (a root referee whose Python other users
+    cannot reach, say under root's home: the mode refuses it, docs/sandbox.md) a virtualenv
+    of the system's Python that a slot uid can reach, built once (tests/sandbox/runtime.py).
+    Skips where neither can run, except in CI (CI=true), where that is a failure."""
+    if runtime.own_python_problem() is None:
+        yield "python"
+        return
+    directory = runtime.reachable_directory("kws-python-")
+    try:
+        python = runtime.build_reachable_python(directory)
+    except runtime.RuntimeProblem as error:
+        shutil.rmtree(directory, ignore_errors=True)
+        message = f"rlimits mode refuses the referee's Python here, and no Python other users can reach can be built: {error}"
+        if os.environ.get("CI") == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+    yield str(python)
+    shutil.rmtree(directory, ignore_errors=True)
 
 
 @pytest.fixture(params=["bwrap", "rlimits"])
 def mode(request: pytest.FixtureRequest) -> str:
     """Each contained mode; bwrap only where it runs (see needs_bwrap), rlimits only where
-    it runs bots (see rlimits_runs)."""
-    request.getfixturevalue("needs_bwrap" if request.param == "bwrap" else "rlimits_runs")
+    it runs bots (see rlimits_python)."""
+    request.getfixturevalue("needs_bwrap" if request.param == "bwrap" else "rlimits_python")
     return str(request.param)
 
 
@@ -55,7 +67,7 @@ def mode(request: pytest.FixtureRequest) -> str:
 def limit_mode(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     """Each contained mode, and rlimits without cgroups (the limits of a host that lets us
     write none: RLIMIT_AS for memory)."""
-    request.getfixturevalue("needs_bwrap" if request.param == "bwrap" else "rlimits_runs")
+    request.getfixturevalue("needs_bwrap" if request.param == "bwrap" else "rlimits_python")
     if request.param == "rlimits-no-cgroup":
         monkeypatch.setattr(cgroups, "enabled", False)
         return "rlimits"
@@ -90,9 +102,10 @@ def run_dir() -> Iterator[Path]:
 
 
 @pytest.fixture
-def start(bot_dir: Path, run_dir: Path) -> Iterator[Launcher]:
-    """``start(script, *args, mode=..., **settings)`` launches a test bot with a unique marker;
-    at the end every process started is killed and no process of any of them may remain."""
+def start(bot_dir: Path, run_dir: Path, request: pytest.FixtureRequest) -> Iterator[Launcher]:
+    """``start(script, *args, mode=..., **settings)`` launches a test bot with a unique marker
+    (``python script args``; in the rlimits mode with :func:`rlimits_python`); at the end
+    every process started is killed and no process of any of them may remain."""
     started: list[tuple[BotProcess, str]] = []
 
     def _start(
@@ -105,8 +118,11 @@ def start(bot_dir: Path, run_dir: Path) -> Iterator[Launcher]:
     ) -> BotProcess:
         marker = uuid.uuid4().hex
         settings = SandboxSettings(mode=mode, **limits)  # type: ignore[arg-type]
+        argv = list(command or ["python", script, *args])
+        if mode == "rlimits" and argv[0] in ("python", "python3"):
+            argv[0] = request.getfixturevalue("rlimits_python")
         process = launch(
-            command or ["python", script, *args],
+            argv,
             name=script.rsplit(".", 1)[0],
             slot=next_slot(),
             bot_dir=bot_dir,

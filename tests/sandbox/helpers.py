@@ -39,6 +39,19 @@ def bot_pids(marker: str) -> set[int]:
     return found
 
 
+def uids_of(pids: set[int]) -> set[int]:
+    """Every uid (real, effective, saved, file system) of the live processes ``pids``."""
+    found: set[int] = set()
+    for pid in pids:
+        try:
+            status = Path(f"/proc/{pid}/status").read_text()
+        except OSError:
+            continue  # gone meanwhile
+        line = next(line for line in status.splitlines() if line.startswith("Uid:"))
+        found.update(int(uid) for uid in line.split()[1:])
+    return found
+
+
 def wait_for(predicate: Callable[[], bool], timeout_s: float = 20.0) -> bool:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:

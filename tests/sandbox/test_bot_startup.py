@@ -5,6 +5,7 @@ bot started by the sandbox answers Hello and a decision in every mode."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -13,10 +14,11 @@ import pytest
 import trio
 
 from referee.sandbox import SandboxSettings, launch
+from referee.sandbox.bwrap import SLOT_UIDS
 from referee.transport import codec
 from referee.transport.client import BotClient
 from tests.conftest import REPO
-from tests.sandbox.helpers import next_slot
+from tests.sandbox.helpers import next_slot, uids_of
 from tests.transport.helpers import hand_view
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.timeout(120)]
@@ -72,8 +74,9 @@ def test_a_decision_asked_while_the_kit_still_loads_waits_for_it(short_tmp: Path
 @pytest.mark.parametrize("mode", ["bwrap", "rlimits", "none"])
 def test_the_sample_bot_answers_hello_and_a_decision(mode: str, run_dir: Path, request: pytest.FixtureRequest) -> None:
     if mode != "none":
-        request.getfixturevalue("needs_bwrap" if mode == "bwrap" else "rlimits_runs")
-    process = launch(["python", SAMPLE.name], name="sample", slot=next_slot(), bot_dir=SAMPLE.parent, run_dir=run_dir,
+        request.getfixturevalue("needs_bwrap" if mode == "bwrap" else "rlimits_python")
+    python = request.getfixturevalue("rlimits_python") if mode == "rlimits" else "python"
+    process = launch([python, SAMPLE.name], name="sample", slot=next_slot(), bot_dir=SAMPLE.parent, run_dir=run_dir,
                      settings=SandboxSettings(mode=mode))  # type: ignore[arg-type]
 
     async def main() -> str:
@@ -89,5 +92,7 @@ def test_the_sample_bot_answers_hello_and_a_decision(mode: str, run_dir: Path, r
 
     try:
         assert trio.run(main) == str(hand_view().hand[0])  # KC, the one legal card
+        if mode == "rlimits" and os.geteuid() == 0:  # the bot that answered runs as a slot uid, never root
+            assert uids_of({process.pid}) == {process.uid} and process.uid in SLOT_UIDS
     finally:
         process.kill()

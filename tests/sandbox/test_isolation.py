@@ -37,7 +37,7 @@ def test_a_bwrap_bot_cannot_read_files_reach_the_network_or_see_processes(
 
 
 def test_the_probe_bot_does_escape_without_bwrap(
-    start: Launcher, secret: Path, listener: socket.socket, rlimits_runs: None
+    start: Launcher, secret: Path, listener: socket.socket, rlimits_python: str
 ) -> None:
     """The same bot in rlimits mode reads the file and connects: the test above can fail."""
     report = _report(start, "rlimits", secret, listener)

@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 
 from referee.sandbox import kill_all, live_processes
+from referee.sandbox.bwrap import SLOT_UIDS
 from referee.sandbox.cgroups import clean_stale_groups, remove_groups
-from tests.sandbox.helpers import BOTS, Launcher, bot_pids, wait_for, wait_log
+from tests.sandbox.helpers import BOTS, Launcher, bot_pids, uids_of, wait_for, wait_log
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.timeout(60)]
 
@@ -24,6 +25,8 @@ def test_a_daemonised_child_ignoring_sigterm_is_gone_after_kill(start: Launcher,
     assert "READY" in wait_log(process, "READY")
     marker = process.marker  # type: ignore[attr-defined]
     assert wait_for(lambda: len(bot_pids(marker)) >= 2), bot_pids(marker)
+    if limit_mode != "bwrap" and os.geteuid() == 0:  # the bot and its daemon: its slot uid, never root
+        assert uids_of(bot_pids(marker)) == {process.uid} and process.uid in SLOT_UIDS
     private = process.home
     assert (private is None) == (limit_mode == "bwrap"), "under bwrap the home is a tmpfs in the sandbox"
     assert private is None or private.is_dir()
@@ -72,12 +75,12 @@ def test_bots_die_when_the_referee_is_sigkilled(bot_dir: Path, run_dir: Path, ne
         remove_groups()
 
 
-def test_a_plain_bot_dies_when_an_rlimits_referee_is_sigkilled(bot_dir: Path, run_dir: Path, rlimits_runs: None) -> None:
+def test_a_plain_bot_dies_when_an_rlimits_referee_is_sigkilled(bot_dir: Path, run_dir: Path, rlimits_python: str) -> None:
     """Without bwrap only the bot's own process is tied to the referee (PR_SET_PDEATHSIG): a
     daemonised grandchild would survive, as sandbox.md says."""
     marker = uuid.uuid4().hex
     launcher = subprocess.Popen(
-        [sys.executable, str(BOTS / "launcher.py"), "rlimits", str(bot_dir), str(run_dir), marker, "sleeper.py"],
+        [sys.executable, str(BOTS / "launcher.py"), "rlimits", str(bot_dir), str(run_dir), marker, "sleeper.py", rlimits_python],
         stdout=subprocess.PIPE,
         cwd=Path(__file__).parents[2],
     )
@@ -85,6 +88,10 @@ def test_a_plain_bot_dies_when_an_rlimits_referee_is_sigkilled(bot_dir: Path, ru
         assert launcher.stdout is not None
         assert launcher.stdout.readline().startswith(b"LAUNCHED")
         assert wait_for(lambda: len(bot_pids(marker) - {launcher.pid}) >= 1)
+        assert wait_for(lambda: "READY" in "".join(path.read_text() for path in run_dir.glob("orphan-*.log")))
+        if os.geteuid() == 0:  # a slot uid, never root
+            uids = uids_of(bot_pids(marker) - {launcher.pid})
+            assert len(uids) == 1 and uids <= set(SLOT_UIDS), uids
         launcher.send_signal(signal.SIGKILL)
         launcher.wait(10)
         assert wait_for(lambda: not bot_pids(marker), 10), bot_pids(marker)

@@ -34,12 +34,12 @@ def test_the_bot_serves_on_kwhist_listen_and_the_referee_dials_address(
     start: Launcher, mode: str, bwrap_ok: bool, request: pytest.FixtureRequest
 ) -> None:
     if mode != "none":
-        request.getfixturevalue("needs_bwrap" if mode == "bwrap" else "rlimits_runs")
+        request.getfixturevalue("needs_bwrap" if mode == "bwrap" else "rlimits_python")
     process = start("hello.py", mode=mode)
     assert "READY" in wait_log(process, "READY")
     answer = _say_hello(process.address)
-    if mode == "bwrap" and os.geteuid() == 0:
-        assert answer == f"hello from {process.uid}\n"  # root is dropped ("Root is a trap")
+    if mode != "none" and os.geteuid() == 0:
+        assert answer == f"hello from {process.uid}\n"  # root is dropped ("Root is a trap"), in both modes
         assert process.uid in SLOT_UIDS
     else:
         assert answer.startswith("hello from")
@@ -55,7 +55,7 @@ def test_a_node_bot_serves_too(start: Launcher, mode: str, request: pytest.Fixtu
             pytest.fail("node is not installed")
         pytest.skip("node is not installed")
     if mode != "none":
-        request.getfixturevalue("needs_bwrap" if mode == "bwrap" else "rlimits_runs")
+        request.getfixturevalue("needs_bwrap" if mode == "bwrap" else "rlimits_python")
     process = start("hello.js", mode=mode, command=["node", "hello.js"])
     assert "READY" in wait_log(process, "READY"), process.stderr_head()
     assert _say_hello(process.address).startswith("hello from node")
@@ -84,7 +84,7 @@ def test_a_long_run_dir_moves_the_socket_to_a_short_path(run_dir: Path, bot_dir:
 @pytest.mark.parametrize("mode", ["bwrap", "rlimits", "none"])
 def test_exit_code_and_stderr_head(start: Launcher, mode: str, request: pytest.FixtureRequest) -> None:
     if mode != "none":
-        request.getfixturevalue("needs_bwrap" if mode == "bwrap" else "rlimits_runs")
+        request.getfixturevalue("needs_bwrap" if mode == "bwrap" else "rlimits_python")
     process = start("exit_code.py", "3", mode=mode)
     assert wait_exit(process) == 3
     assert process.exit_detail() == "exited with code 3"
@@ -208,21 +208,31 @@ def test_a_root_referee_never_runs_an_rlimits_bot_as_root(bot_dir: Path, run_dir
     assert not list(run_dir.glob("b-*/uid")), "nothing ran"
 
 
+@pytest.mark.parametrize("base", ["referee", "system"])
 @pytest.mark.parametrize("mode", ["bwrap", "none"])
 def test_a_virtualenv_interpreter_runs_as_given(
-    mode: str, bot_dir: Path, run_dir: Path, request: pytest.FixtureRequest
+    mode: str, base: str, bot_dir: Path, run_dir: Path, request: pytest.FixtureRequest
 ) -> None:
     """Issue 11: ``/path/venv/bin/python`` runs that virtualenv (its ``sys.prefix``, its
-    packages), not the interpreter it links to; under bwrap the virtualenv is mounted."""
+    packages), not the interpreter it links to; under bwrap the virtualenv is mounted, also
+    when it is one of the system's Python in /usr (as the rlimits tests' runtime is)."""
     import subprocess
     import sys
 
+    from tests.sandbox.runtime import RuntimeProblem, system_python
+
     if mode == "bwrap":
         request.getfixturevalue("needs_bwrap")
+    try:
+        interpreter = sys.executable if base == "referee" else str(system_python())
+    except RuntimeProblem as error:
+        if os.environ.get("CI") == "true":
+            pytest.fail(str(error))
+        pytest.skip(str(error))
     venv = Path(tempfile.mkdtemp(prefix="kws-venv-", dir="/tmp"))
     try:
         venv.chmod(0o755)
-        subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv / "v")], check=True, timeout=120)
+        subprocess.run([interpreter, "-m", "venv", "--without-pip", str(venv / "v")], check=True, timeout=120)
         site = next((venv / "v" / "lib").glob("python3*/site-packages"))
         (site / "kws_marker.py").write_text("WHERE = 'the venv'\n")
         process = launch(

@@ -86,9 +86,11 @@ def write_league(
     move_ms: int = 2000,
     startup_ms: int = 30_000,
     mode: str = "bwrap",
+    python: str = "python",
 ) -> League:
     """A league of ``bad`` (a command: ``python`` and a staged script, then its arguments)
-    against the random bot, sandboxed (``mode``) with small limits, generous times where
+    against the random bot, sandboxed (``mode``) with small limits, both run by ``python``
+    (in the rlimits mode the ``rlimits_python`` fixture), generous times where
     time is not what a test is about (other referees may load the machine), the ``league`` fault
     preset (3 faults in a game forfeit it), ``grace_ms`` 100."""
     results = tmp / "league.sqlite"
@@ -111,10 +113,10 @@ def write_league(
         LIMITS,
         "[[bots]]",
         f'name = "{BAD}"',
-        f"command = {json.dumps(['python', *map(str, bad)])}",
+        f"command = {json.dumps([python, *map(str, bad)])}",
         "[[bots]]",
         f'name = "{OTHER}"',
-        f"command = {json.dumps(['python', str(staged.random)])}",
+        f"command = {json.dumps([python, str(staged.random)])}",
     ]
     return League(write_config(tmp / "league.toml", "\n".join(lines) + "\n"), results)
 
@@ -166,15 +168,15 @@ def assert_league_intact(records: Sequence[GameRecord]) -> None:
         assert theirs and all(action.fault is None and action.ms is not None for action in theirs)
 
 
-def assert_sandboxed(league: League, bot: str = BAD) -> None:
-    """Every process of ``bot`` ran under bubblewrap (as a slot uid of its own under a root
-    referee), as its log's first line says."""
+def assert_sandboxed(league: League, bot: str = BAD, mode: str = "bwrap") -> None:
+    """Every process of ``bot`` ran in ``mode`` (as a slot uid of its own under a root
+    referee, never root), as its log's first line says."""
     logs = league.logs(bot)
     assert logs, f"no log of {bot} in {league.run_dir}"
     for path in logs:
         first = path.read_text(errors="replace").splitlines()[0]
         match = re.search(r"\(mode (\w+), uid (\d+),", first)
-        assert match and match.group(1) == "bwrap", first
+        assert match and match.group(1) == mode, first
         if os.geteuid() == 0:
             assert int(match.group(2)) in SLOT_UIDS, first
 

@@ -67,11 +67,12 @@ def test_class1_a_bot_linking_its_socket_to_another_bots_socket_gets_a_startup_f
 def test_class2_a_tree_1500_deep_with_mode_000_is_cleaned_up_and_the_league_goes_on(
     short_tmp: Path, staged: Staged, secret: Path, mode: str, request: pytest.FixtureRequest
 ) -> None:
-    if mode == "rlimits":
-        request.getfixturevalue("rlimits_runs")
-    league = write_league(short_tmp, [staged("deep_tree_bot.py"), str(secret)], staged, mode=mode)
+    python = request.getfixturevalue("rlimits_python") if mode == "rlimits" else "python"
+    league = write_league(short_tmp, [staged("deep_tree_bot.py"), str(secret)], staged, mode=mode, python=python)
     for kinds in _bad_faults(league):
         assert kinds == ["crash"], kinds
+    for bot in (BAD, OTHER):
+        assert_sandboxed(league, bot, mode)
     assert league.log_text().count("deep_tree: 1500 levels built") == 2, "each process built its tree"
     assert len(league.logs()) == 2, "restarted for the second game"
     assert secret.read_text() == "the referee's secret", "the link's target is untouched"
@@ -171,13 +172,14 @@ def test_class6_two_bots_cannot_pass_a_hand_through_file_locks(short_tmp: Path, 
 def _stale_groups() -> list[Path]:
     """Bot cgroups of this kind whose referee is gone (their lock is free)."""
     from referee.sandbox import cgroups
+    from referee.sandbox._locks import try_lock
 
     found = cgroups.hierarchy()
     stale = []
     for base in {group.parent for group in (found.bases.values() if found else ())}:
         for group in base.glob("kwhist-*"):
             if cgroups.STALE_NAME.fullmatch(group.name) and group not in cgroups._held:
-                fd = cgroups._lock(group)
+                fd = try_lock(group, cgroups.GROUP_LOCK)
                 if fd is not None:
                     os.close(fd)
                     stale.append(group)

@@ -16,6 +16,7 @@ import pytest
 
 from tests.sandbox_league.helpers import (
     BAD,
+    OTHER,
     League,
     Staged,
     assert_league_intact,
@@ -77,16 +78,18 @@ def test_a_bot_sees_only_its_own_processes_in_proc(short_tmp: Path, staged: Stag
 
 
 def test_the_same_bot_does_escape_without_the_sandbox(
-    short_tmp: Path, staged: Staged, secret: Path, listener: socket.socket, rlimits_runs: None
+    short_tmp: Path, staged: Staged, secret: Path, listener: socket.socket, rlimits_python: str
 ) -> None:
     """Control: in rlimits mode the probe reads the file, connects and sees the host's
     processes, so the tests above can fail."""
     port = listener.getsockname()[1]
     command: list[str | Path] = [staged("snoop_bot.py"), "read", str(secret), "connect", str(port), "proc"]
-    league = write_league(short_tmp, command, staged, mode="rlimits")
+    league = write_league(short_tmp, command, staged, mode="rlimits", python=rlimits_python)
     records, screen = run_in_process(league)
     assert "sandbox: rlimits only — bots can reach the network, read your files, share the host's /tmp" in screen
     assert_league_intact(records)
+    for bot in (BAD, OTHER):
+        assert_sandboxed(league, bot, "rlimits")  # a slot uid, never root
     for record in records:
         detail = next(fault.detail for fault in record.faults if fault.bot == BAD)
         report = json.loads(detail.split("SNOOP ", 1)[1])
