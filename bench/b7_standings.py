@@ -268,7 +268,7 @@ def run_task(task: Task) -> Outcome:
         done = (
             league.played >= task.snapshot
             and league.played >= task.until
-            and (not tiered or (out.sprt_round is not None and any(out.fixed)))
+            and (not tiered or (out.sprt_round is not None and out.fixed[-1]))
             and (not task.top_stop or len(out.league_stop) == len(PLACES))
         )
         if done or league.played >= task.max_rounds:
@@ -310,10 +310,12 @@ def run_all(tasks: Sequence[Task], workers: int) -> list[Outcome]:
         return list(pool.map(run_task, tasks, chunksize=1))
 
 
-def fixed_budget(outcomes: list[Outcome], tasks: list[Task], workers: int) -> tuple[list[Outcome], int | None]:
+def fixed_budget(outcomes: list[Outcome], tasks: list[Task], workers: int, exact: bool) -> tuple[list[Outcome], int | None]:
     """The fewest rounds r after which the fixed test orders the tiers in >= 95% of the
-    leagues, with every league's flags known up to r (leagues that ended earlier are
-    replayed, same seed, up to r); None when not reached within the leagues' max rounds."""
+    leagues; None when not reached within the rounds played. A league ends at a round
+    where the test orders its tiers (or at its max rounds); with ``exact``, leagues that
+    ended before r are replayed (same seed) up to r, so every flag up to r is measured;
+    without, a league is taken to stay ordered after its last round."""
     need = math.ceil(0.95 * len(outcomes))
     while True:
         horizon = max(o.rounds for o in outcomes)
@@ -324,6 +326,8 @@ def fixed_budget(outcomes: list[Outcome], tasks: list[Task], workers: int) -> tu
         if candidate is None:
             return outcomes, None
         short = [i for i, o in enumerate(outcomes) if o.rounds < candidate]
+        if not exact:
+            return outcomes, candidate
         if not short:
             return outcomes, next(r + 1 for r in range(horizon) if count[r] >= need)
         again = [Task(**{**tasks[i].__dict__, "until": candidate}) for i in short]
@@ -352,21 +356,21 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="parallel processes (default: the cores)")
     parser.add_argument("--leagues", type=int, default=None, help="leagues for coverage, ties and efficiency (default 8; 2 with --quick; 200 for the full figures)")
     parser.add_argument("--two-leagues", type=int, default=None, help="leagues of the two-tier stop scenario (default: --leagues)")
-    parser.add_argument("--stop-leagues", type=int, default=None, help="leagues of the 4-tier stop scenario (default: --leagues, at most 8)")
+    parser.add_argument("--stop-leagues", type=int, default=None, help="leagues of the 4-tier stop scenario (default: --leagues, at most 4)")
     parser.add_argument("--error-leagues", type=int, default=None, help="leagues (identical bots, and of the 4-tier ones) for the league stop's error rates (default: --stop-leagues)")
     parser.add_argument("--class-leagues", type=int, default=None, help="leagues of the class scenario (default: --stop-leagues, at most 4)")
     parser.add_argument("--rounds", type=int, default=None, help="rounds of the coverage and efficiency leagues (default 6; 3 with --quick)")
-    parser.add_argument("--max-rounds", type=int, default=None, help="rounds at most in the stop leagues (default 40; 8 with --quick)")
+    parser.add_argument("--max-rounds", type=int, default=None, help="rounds at most in the stop leagues (default 30; 8 with --quick)")
     parser.add_argument("--class-max-rounds", type=int, default=None, help="rounds at most in the class leagues (default: --max-rounds)")
     parser.add_argument("--first-look", type=int, default=5, help="first round the sequential stop of the tiers may decide (default 5: 10 units a bot)")
     args = parser.parse_args()
     leagues = args.leagues or (2 if args.quick else 8)
     two_leagues = args.two_leagues or leagues
-    stop_leagues = args.stop_leagues or min(leagues, 8)
+    stop_leagues = args.stop_leagues or min(leagues, 4)
     error_leagues = min(args.error_leagues or stop_leagues, stop_leagues)
     class_leagues = args.class_leagues or min(stop_leagues, 4)
     rounds = args.rounds or (3 if args.quick else 6)
-    max_rounds = args.max_rounds or (8 if args.quick else 40)
+    max_rounds = args.max_rounds or (8 if args.quick else 30)
     class_max = args.class_max_rounds or max_rounds
     rate, rate_source = b4_rate()
     began = time.perf_counter()
@@ -429,7 +433,7 @@ def main() -> None:
         scenario = SCENARIOS[key]
         runs = [o for o, t in zip(outcomes[key], tasks[key], strict=True) if t.stop]
         stop_tasks = [t for t in tasks[key] if t.stop]
-        runs, fixed = fixed_budget(runs, stop_tasks, args.workers)
+        runs, fixed = fixed_budget(runs, stop_tasks, args.workers, exact=key != "class")
         count = len(runs)
         cap = stop_tasks[0].max_rounds
         stopped = [o for o in runs if o.sprt_round is not None]
@@ -449,7 +453,8 @@ def main() -> None:
             figures.append(Figure(f"{key}_sequential_games", f"{label}: games to the sequential stop (per league, {len(stopped)} that stopped)", "games", games))
             figures.append(Figure(f"{key}_sequential_minutes", f"{label}: the same in minutes at the B4 rate ({rate:.1f} games/s)", "min", [g / rate / 60 for g in games]))
         if fixed is not None:
-            figures.append(Figure(f"{key}_fixed_games", f"{label}: fixed budget: one look orders the tiers in 95% of leagues", "games", [fixed * per_round]))
+            how = "" if key != "class" else " (a league taken to stay ordered after its last round)"
+            figures.append(Figure(f"{key}_fixed_games", f"{label}: fixed budget: one look orders the tiers in 95% of leagues{how}", "games", [fixed * per_round]))
             if stopped:
                 figures.append(Figure(f"{key}_fixed_over_sequential", f"{label}: fixed budget ÷ median games to the sequential stop", "×", [fixed * per_round / statistics.median(games)]))
         else:
