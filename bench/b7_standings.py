@@ -55,7 +55,7 @@ import statistics
 import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -301,13 +301,29 @@ def _llr(first: Interval, second: Interval, margin: float) -> float:
     return -math.inf if value is None else value
 
 
-def run_all(tasks: Sequence[Task], workers: int) -> list[Outcome]:
+def run_all(tasks: Sequence[Task], workers: int, deadline: float | None = None) -> list[Outcome | None]:
     """The outcomes in the order of ``tasks`` (each league is seeded: any worker count gives
-    the same outcomes)."""
+    the same outcomes). No league starts after ``deadline`` (a time.monotonic() value): its
+    outcome is None (leagues already running finish)."""
     if workers <= 1 or len(tasks) <= 1:
-        return [run_task(task) for task in tasks]
+        return [run_task(task) if deadline is None or time.monotonic() < deadline else None for task in tasks]
     with ProcessPoolExecutor(max_workers=min(workers, len(tasks))) as pool:
-        return list(pool.map(run_task, tasks, chunksize=1))
+        futures = [pool.submit(run_task, task) for task in tasks]
+        timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
+        _, pending = wait(futures, timeout=timeout)
+        for future in pending:
+            future.cancel()
+        return [None if future.cancelled() else future.result() for future in futures]
+
+
+def prefix(outcomes: Sequence[Outcome | None]) -> list[Outcome]:
+    """The outcomes of the leagues before the first one not played (seed order)."""
+    out = []
+    for outcome in outcomes:
+        if outcome is None:
+            break
+        out.append(outcome)
+    return out
 
 
 def fixed_budget(outcomes: list[Outcome], tasks: list[Task], workers: int, exact: bool) -> tuple[list[Outcome], int | None]:
@@ -332,6 +348,7 @@ def fixed_budget(outcomes: list[Outcome], tasks: list[Task], workers: int, exact
             return outcomes, next(r + 1 for r in range(horizon) if count[r] >= need)
         again = [Task(**{**tasks[i].__dict__, "until": candidate}) for i in short]
         for i, outcome in zip(short, run_all(again, workers), strict=True):
+            assert outcome is not None
             outcomes[i] = outcome
 
 
@@ -362,12 +379,13 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=None, help="rounds of the coverage and efficiency leagues (default 6; 3 with --quick)")
     parser.add_argument("--max-rounds", type=int, default=None, help="rounds at most in the stop leagues (default 30; 8 with --quick)")
     parser.add_argument("--class-max-rounds", type=int, default=None, help="rounds at most in the class leagues (default: --max-rounds)")
+    parser.add_argument("--budget-minutes", type=float, default=None, help="start no league after this many minutes (each group keeps its leagues up to the first not played)")
     parser.add_argument("--first-look", type=int, default=5, help="first round the sequential stop of the tiers may decide (default 5: 10 units a bot)")
     args = parser.parse_args()
     leagues = args.leagues or (2 if args.quick else 8)
     two_leagues = args.two_leagues or leagues
     stop_leagues = args.stop_leagues or min(leagues, 4)
-    error_leagues = min(args.error_leagues or stop_leagues, stop_leagues)
+    error_leagues = args.error_leagues or stop_leagues
     class_leagues = args.class_leagues or min(stop_leagues, 4)
     rounds = args.rounds or (3 if args.quick else 6)
     max_rounds = args.max_rounds or (8 if args.quick else 30)
@@ -381,30 +399,36 @@ def main() -> None:
         "b4_games_per_s": round(rate, 2), "b4_source": rate_source,
     }
 
-    # one batch of every league (the longest first, so the pool ends together)
+    # every league in one pool: the cheap coverage leagues first, then the stop leagues with
+    # the groups interleaved by the share of their leagues started, so that a time budget
+    # (--budget-minutes) cuts every group alike; a group keeps its leagues in seed order up
+    # to the first one not played
     first = args.first_look
-    seeds = {"identical": 1000, "two": 3000, "tiers": 2000, "class": 4000}
-    tasks: dict[str, list[Task]] = {
-        "class": [Task("class", seeds["class"] + i, stop=True, max_rounds=class_max, first_look=first) for i in range(class_leagues)],
-        "identical": [
-            Task("identical", seeds["identical"] + i, snapshot=rounds, stop=i < error_leagues, max_rounds=max_rounds, top_stop=True)
-            for i in range(max(leagues, error_leagues))
+    groups: dict[str, list[Task]] = {
+        "identical": [Task("identical", 1000 + i, snapshot=rounds) for i in range(leagues)],
+        "tiers": [Task("tiers", 2000 + i, snapshot=rounds) for i in range(leagues)],
+        "fresh": [Task("tiers", 2000 + i, fresh=True, snapshot=rounds) for i in range(leagues)],
+        "class_stop": [Task("class", 4000 + i, stop=True, max_rounds=class_max, first_look=first) for i in range(class_leagues)],
+        "identical_stop": [Task("identical", 5000 + i, stop=True, max_rounds=max_rounds, top_stop=True) for i in range(error_leagues)],
+        "tiers_stop": [
+            Task("tiers", 6000 + i, stop=True, max_rounds=max_rounds, first_look=first, top_stop=i < error_leagues) for i in range(stop_leagues)
         ],
-        "tiers": [
-            Task("tiers", seeds["tiers"] + i, snapshot=rounds, stop=i < stop_leagues, max_rounds=max_rounds, first_look=first, top_stop=i < error_leagues)
-            for i in range(max(leagues, stop_leagues))
-        ],
-        "two": [Task("two", seeds["two"] + i, stop=True, max_rounds=max_rounds, first_look=first) for i in range(two_leagues)],
-        "fresh": [Task("tiers", seeds["tiers"] + i, fresh=True, snapshot=rounds) for i in range(leagues)],
+        "two_stop": [Task("two", 3000 + i, stop=True, max_rounds=max_rounds, first_look=first) for i in range(two_leagues)],
     }
-    order = [(key, i) for key in ("class", "identical", "tiers", "two") for i in range(len(tasks[key])) if tasks[key][i].stop]
-    order += [(key, i) for key in ("identical", "tiers", "fresh") for i in range(len(tasks[key])) if not tasks[key][i].stop]
-    flat = run_all([tasks[key][i] for key, i in order], args.workers)
-    outcomes: dict[str, list[Outcome]] = {key: [Outcome(0)] * len(tasks[key]) for key in tasks}
+    order = [(key, i) for i in range(leagues) for key in ("identical", "tiers", "fresh")]
+    stop_groups = ("class_stop", "identical_stop", "tiers_stop", "two_stop")
+    order += sorted(((key, i) for key in stop_groups for i in range(len(groups[key]))), key=lambda k: (k[1] / len(groups[k[0]]), stop_groups.index(k[0])))
+    deadline = None if args.budget_minutes is None else time.monotonic() + 60 * args.budget_minutes
+    flat = run_all([groups[key][i] for key, i in order], args.workers, deadline)
+    played: dict[str, list[Outcome | None]] = {key: [None] * len(tasks) for key, tasks in groups.items()}
     for (key, i), outcome in zip(order, flat, strict=True):
-        outcomes[key][i] = outcome
-    per_round = flat[0].games_per_round
+        played[key][i] = outcome
+    outcomes = {key: prefix(values) for key, values in played.items()}
+    extra["leagues_played"] = {key: f"{len(outcomes[key])} of {len(groups[key])}" for key in groups}
+    per_round = next(o for o in flat if o is not None).games_per_round
     extra["games_per_round"] = per_round
+    leagues = min(len(outcomes[key]) for key in ("identical", "tiers", "fresh"))
+    extra["leagues"] = leagues
 
     # coverage and ties: 30 identical bots, after `rounds` rounds
     identical = [o.snapshot for o in outcomes["identical"][:leagues]]
@@ -415,7 +439,7 @@ def main() -> None:
 
     # coverage with tiers, and efficiency: duplicate vs fresh deals
     duplicate = [o.snapshot for o in outcomes["tiers"][:leagues]]
-    fresh = [o.snapshot for o in outcomes["fresh"]]
+    fresh = [o.snapshot for o in outcomes["fresh"][:leagues]]
     tier_of = League(SCENARIOS["tiers"], 0).tiers
     truth = {t: statistics.fmean(s[b].mean for s in duplicate + fresh for b in tier_of if tier_of[b] == t) for t in set(tier_of.values())}
     hits = sum(1 for s in duplicate for b, v in s.items() if v.low is not None and v.low <= truth[tier_of[b]] <= (v.high or 0))
@@ -431,8 +455,11 @@ def main() -> None:
     # sequential stop vs fixed budget
     for key in ("two", "tiers", "class"):
         scenario = SCENARIOS[key]
-        runs = [o for o, t in zip(outcomes[key], tasks[key], strict=True) if t.stop]
-        stop_tasks = [t for t in tasks[key] if t.stop]
+        runs = outcomes[f"{key}_stop"]
+        if not runs:
+            extra[f"{key}_stopped"] = "no league played within the time budget"
+            continue
+        stop_tasks = groups[f"{key}_stop"][: len(runs)]
         runs, fixed = fixed_budget(runs, stop_tasks, args.workers, exact=key != "class")
         count = len(runs)
         cap = stop_tasks[0].max_rounds
@@ -483,8 +510,10 @@ def main() -> None:
 
     # the league stop as `referee run` uses it: places 1 and 3, MARGIN
     for key in ("identical", "tiers"):
-        runs = [o for o, t in zip(outcomes[key], tasks[key], strict=True) if t.stop and t.top_stop]
+        runs = [o for o, t in zip(outcomes[f"{key}_stop"], groups[f"{key}_stop"], strict=False) if t.top_stop]
         count = len(runs)
+        if not count:
+            continue
         for places in PLACES:
             stops = [o.league_stop[places] for o in runs if places in o.league_stop]
             wrong = sum(1 for _, ahead, bad in stops if bad)
