@@ -8,9 +8,10 @@ A movement league (:mod:`referee.movement`) plays whole rounds:
   run estimate when the round would end; a round that would end after M minutes (counting
   the time of earlier runs of a resumed league) is not started, so the league stops at a
   round boundary. Round 1 is always played;
-- ``stop = "separated"``: also stop, at a round boundary, once the top ``separate`` places
-  are separated (:func:`referee.uncertainty.top_separated`), looking after every round at
-  the confidence :func:`referee.uncertainty.look_confidence` gives that look.
+- ``stop = "separated"``: also stop, at a round boundary, once the sequential tests of the
+  neighbours #1/#2 ... #separate/#separate+1 in the ranking are all decided
+  (:func:`referee.uncertainty.top_verdicts`, an SPRT at ``margin`` points per game and
+  ``confidence``): each pair either ahead by about the margin, or level (closer than it).
 
 **Resume.** The rounds started and the seconds played are kept in the results store
 (``meta``: ``rounds_started``, ``seconds_played``). A resumed league first finishes every
@@ -30,10 +31,24 @@ from referee.movement import RoundShape, movement_rounds, round_shape
 from referee.schedule import Fixture
 from referee.standings import Standings
 from referee.store import ResultsStore
-from referee.uncertainty import look_confidence, top_separated
+from referee.uncertainty import Verdict, top_verdicts
 
 OPTIMISTIC_GAMES_PER_S = 20.0  # twice the B4 rate on a 2-core machine: "clearly longer" than an hour
 HOUR_S = 3600.0
+
+
+def separation_text(standings: Standings, verdicts: Sequence[Verdict], league: LeagueSettings) -> str:
+    """``"alpha ahead of beta; beta level with gamma (within 0.1 pts/g)"``: the decided
+    neighbours at the top of ``standings`` (``verdicts`` from
+    :func:`referee.uncertainty.top_verdicts`), with the test's confidence."""
+    parts = []
+    for index, verdict in enumerate(verdicts):
+        first, second = standings.rows[index].bot, standings.rows[index + 1].bot
+        if verdict is Verdict.AHEAD:
+            parts.append(f"{first} ahead of {second}")
+        else:
+            parts.append(f"{first} level with {second} (within {league.margin:g} pts/g)")
+    return "; ".join(parts) + f" (sequential test at {league.confidence:.0%})"
 
 
 def duration_text(seconds: float) -> str:
@@ -61,14 +76,17 @@ def movement_line(league: LeagueSettings, shape: RoundShape) -> str:
     """One line: the round's games, and what the budget allows."""
     per_round = shape.games(league.deals)
     per_bot = shape.games_per_bot(league.deals)
-    parts = [f"movement: rounds of {per_round:,} games ({per_bot} per bot, {len(shape.sittings)} sitting{'s' if len(shape.sittings) != 1 else ''} of up to {max(shape.sittings)} tables)"]
+    sittings, tables = len(shape.sittings), max(shape.sittings)
+    layout = f"{sittings} sitting{'s' if sittings != 1 else ''} of {'up to ' if min(shape.sittings) != tables else ''}{tables} table{'s' if tables != 1 else ''}"
+    parts = [f"movement: rounds of {per_round:,} games ({per_bot} per bot, {layout})"]
     if league.games is not None:
         rounds = max(1, league.games // per_round)
         parts.append(f"games = {league.games:,}: {rounds} rounds, {rounds * per_round:,} games")
     if league.minutes is not None:
         parts.append(f"minutes = {league.minutes:g}: as many rounds as fit")
     if league.stop == "separated":
-        parts.append(f"or until the top {league.separate} separated at {league.confidence:.0%}")
+        pairs = ", ".join(f"#{place}/#{place + 1}" for place in range(1, league.separate + 1))
+        parts.append(f"or until {pairs} are decided at {league.confidence:.0%} (ahead by {league.margin:g} pts/g, or level)")
     return "; ".join(parts)
 
 
@@ -166,13 +184,8 @@ class MovementRounds:
                         f"round {number + 1} would end at about {duration_text(ends)} (minutes = {league.minutes:g}, {rate:.1f} games/s)"
                     )
         if league.stop == "separated":
-            confidence = look_confidence(number, league.confidence)
-            standings = self.standings(confidence)
-            intervals = {row.bot: row.interval for row in standings.rows}
-            if top_separated(intervals, league.separate, confidence):
-                top = ", ".join(row.bot for row in standings.rows[: league.separate])
-                return (
-                    f"separated: the top {league.separate} ({top}) after {number} rounds, {done:,} games "
-                    f"(at {confidence:.2%} for look {number}, {league.confidence:.0%} overall)"
-                )
+            standings = self.standings(league.confidence)
+            verdicts = top_verdicts([row.interval for row in standings.rows], league.separate, league.margin, league.confidence)
+            if verdicts and Verdict.OPEN not in verdicts:
+                return f"decided after {number} rounds, {done:,} games: " + separation_text(standings, verdicts, league)
         return None

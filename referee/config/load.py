@@ -76,6 +76,7 @@ def _build(model: FileModel, path: Path, text: str) -> LeagueConfig:
         stop=section.stop,
         confidence=section.confidence,
         separate=section.separate,
+        margin=section.margin,
     )
     rules = Rules(**model.rules.model_dump())
     try:

@@ -75,6 +75,7 @@ class LeagueModel(Section):
     stop: Stop = "budget"
     confidence: float = Field(default=0.95, ge=0.5, lt=1, description="a confidence from 0.5 to below 1, e.g. 0.95")
     separate: int = _int(1, 1)
+    margin: float = Field(default=0.1, gt=0, le=1, description="points per game above 0 and at most 1, e.g. 0.1")
 
     _name = field_validator("name")(_check_name)
 

@@ -38,9 +38,10 @@ class LeagueSettings:
     challengers: tuple[str, ...]
     games: int | None = None  # movement budget: at most this many games (whole rounds, at least one)
     minutes: float | None = None  # movement budget: start no round that would end after this many minutes
-    stop: Literal["budget", "separated"] = "budget"  # "separated": also stop once the top places are separated
+    stop: Literal["budget", "separated"] = "budget"  # "separated": also stop once the top places are decided (an SPRT)
     confidence: float = 0.95  # of the separation (stop = "separated")
     separate: int = 1  # top places the separated stop must decide
+    margin: float = 0.1  # points per game: the gap the separated stop tests for (docs/design.md §7)
 
 
 @dataclass(frozen=True)

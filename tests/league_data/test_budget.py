@@ -131,7 +131,7 @@ def test_separated_stop_ends_early_when_the_top_is_clear(tmp_path: Path) -> None
             store.save_game(dataclasses.replace(record, seed=fixture.seed))
         played += 1
     assert 2 <= played < 40
-    assert said[0].startswith("separated: the top 1 (bot0) after")
+    assert said[0].startswith("decided after") and "bot0 ahead of" in said[0]
 
 
 def test_an_hour_long_round_robin_says_so_and_names_the_budgeted_format() -> None:

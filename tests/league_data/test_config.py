@@ -304,9 +304,18 @@ def test_bad_movement_keys_are_one_line_naming_the_key(tmp_path: Path, text: str
 
 
 def test_movement_with_a_budget_and_sequential_stop(tmp_path: Path) -> None:
-    text = GOOD.replace("seed = 7", 'seed = 7\nformat = "movement"\nminutes = 50\nstop = "separated"\nconfidence = 0.9\nseparate = 3')
+    text = GOOD.replace("seed = 7", 'seed = 7\nformat = "movement"\nminutes = 50\nstop = "separated"\nconfidence = 0.9\nseparate = 3\nmargin = 0.2')
     league = load_config(write(tmp_path, text)).league
-    assert (league.format, league.minutes, league.games, league.stop, league.confidence, league.separate) == ("movement", 50.0, None, "separated", 0.9, 3)
+    assert (league.format, league.minutes, league.games, league.stop, league.confidence, league.separate, league.margin) == (
+        "movement", 50.0, None, "separated", 0.9, 3, 0.2)
+
+
+@pytest.mark.parametrize("margin", ["0", "-0.1", "1.5", '"big"'])
+def test_a_margin_outside_0_to_1_points_per_game_is_refused(tmp_path: Path, margin: str) -> None:
+    path = write(tmp_path, GOOD.replace("seed = 7", f'seed = 7\nformat = "movement"\nstop = "separated"\nmargin = {margin}'))
+    with pytest.raises(ConfigError) as raised:
+        load_config(path)
+    assert "margin" in str(raised.value) and "points per game" in str(raised.value)
 
 
 def test_missing_file(tmp_path: Path) -> None:
