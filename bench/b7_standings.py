@@ -206,6 +206,7 @@ class Task:
     max_rounds: int = 0
     until: int = 0
     first_look: int = 1
+    stop_by: float = 0.0  # time.time() after which the league is abandoned (0: never)
     top_stop: bool = False  # also the league stop (top_verdicts) at every place count
 
 
@@ -229,7 +230,8 @@ class Outcome:
     unit_sd: float = 0.0  # mean over bots of the standard deviation of unit scores, last round
 
 
-def run_task(task: Task) -> Outcome:
+def run_task(task: Task) -> Outcome | None:
+    """One league's outcome; None when abandoned at ``task.stop_by``."""
     scenario = SCENARIOS[task.scenario]
     league = League(scenario, task.seed, task.fresh)
     out = Outcome(task.seed)
@@ -238,6 +240,8 @@ def run_task(task: Task) -> Outcome:
     lower, upper = _bounds(len(pairs))
     out.upper = upper
     while True:
+        if task.stop_by and time.time() > task.stop_by:
+            return None
         league.play_round()
         if league.played == task.snapshot:
             out.snapshot = league.intervals()
@@ -313,7 +317,7 @@ def run_all(tasks: Sequence[Task], workers: int, deadline: float | None = None) 
         _, pending = wait(futures, timeout=timeout)
         for future in pending:
             future.cancel()
-        return [None if future.cancelled() else future.result() for future in futures]
+        return [None if future.cancelled() else future.result() for future in futures]  # type: ignore[misc]
 
 
 def prefix(outcomes: Sequence[Outcome | None]) -> list[Outcome]:
@@ -326,12 +330,13 @@ def prefix(outcomes: Sequence[Outcome | None]) -> list[Outcome]:
     return out
 
 
-def fixed_budget(outcomes: list[Outcome], tasks: list[Task], workers: int, exact: bool) -> tuple[list[Outcome], int | None]:
+def fixed_budget(outcomes: list[Outcome], tasks: list[Task], workers: int, exact: bool) -> tuple[list[Outcome], int | None, bool]:
     """The fewest rounds r after which the fixed test orders the tiers in >= 95% of the
     leagues; None when not reached within the rounds played. A league ends at a round
     where the test orders its tiers (or at its max rounds); with ``exact``, leagues that
     ended before r are replayed (same seed) up to r, so every flag up to r is measured;
-    without, a league is taken to stay ordered after its last round."""
+    without (or when a replay is abandoned), a league is taken to stay ordered after its
+    last round. Returns the outcomes, the rounds, and whether they are exact."""
     need = math.ceil(0.95 * len(outcomes))
     while True:
         horizon = max(o.rounds for o in outcomes)
@@ -340,14 +345,17 @@ def fixed_budget(outcomes: list[Outcome], tasks: list[Task], workers: int, exact
         carried = [sum(1 for o in outcomes if (o.fixed[r] if r < len(o.fixed) else o.fixed[-1])) for r in range(horizon)]
         candidate = next((r + 1 for r in range(horizon) if carried[r] >= need), None)
         if candidate is None:
-            return outcomes, None
+            return outcomes, None, exact
         short = [i for i, o in enumerate(outcomes) if o.rounds < candidate]
         if not exact:
-            return outcomes, candidate
+            return outcomes, candidate, False
         if not short:
-            return outcomes, next(r + 1 for r in range(horizon) if count[r] >= need)
+            return outcomes, next(r + 1 for r in range(horizon) if count[r] >= need), True
         again = [Task(**{**tasks[i].__dict__, "until": candidate}) for i in short]
-        for i, outcome in zip(short, run_all(again, workers), strict=True):
+        replayed = run_all(again, workers)
+        if any(outcome is None for outcome in replayed):
+            return outcomes, candidate, False
+        for i, outcome in zip(short, replayed, strict=True):
             assert outcome is not None
             outcomes[i] = outcome
 
@@ -371,31 +379,36 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="fewer, shorter leagues (a smoke run)")
     parser.add_argument("--sandbox", default="none", help="ignored (no processes)")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="parallel processes (default: the cores)")
-    parser.add_argument("--leagues", type=int, default=None, help="leagues for coverage, ties and efficiency (default 8; 2 with --quick; 200 for the full figures)")
+    parser.add_argument("--leagues", type=int, default=None, help="leagues for coverage, ties and efficiency (default 6; 2 with --quick; 200 for the full figures)")
+    parser.add_argument("--fresh-leagues", type=int, default=None, help="leagues with fresh deals for the efficiency figure (default: --leagues)")
     parser.add_argument("--two-leagues", type=int, default=None, help="leagues of the two-tier stop scenario (default: --leagues)")
-    parser.add_argument("--stop-leagues", type=int, default=None, help="leagues of the 4-tier stop scenario (default: --leagues, at most 4)")
+    parser.add_argument("--stop-leagues", type=int, default=None, help="leagues of the 4-tier stop scenario (default: --leagues, at most 3)")
     parser.add_argument("--error-leagues", type=int, default=None, help="leagues (identical bots, and of the 4-tier ones) for the league stop's error rates (default: --stop-leagues)")
-    parser.add_argument("--class-leagues", type=int, default=None, help="leagues of the class scenario (default: --stop-leagues, at most 4)")
+    parser.add_argument("--class-leagues", type=int, default=None, help="leagues of the class scenario (default: --stop-leagues, at most 2)")
     parser.add_argument("--rounds", type=int, default=None, help="rounds of the coverage and efficiency leagues (default 6; 3 with --quick)")
-    parser.add_argument("--max-rounds", type=int, default=None, help="rounds at most in the stop leagues (default 30; 8 with --quick)")
+    parser.add_argument("--max-rounds", type=int, default=None, help="rounds at most in the stop leagues (default 20; 8 with --quick)")
     parser.add_argument("--class-max-rounds", type=int, default=None, help="rounds at most in the class leagues (default: --max-rounds)")
     parser.add_argument("--budget-minutes", type=float, default=None, help="start no league after this many minutes (each group keeps its leagues up to the first not played)")
+    parser.add_argument("--hard-minutes", type=float, default=None, help="abandon every league still playing after this many minutes (counted as not played)")
+    parser.add_argument("--error-max-rounds", type=int, default=None, help="rounds at most in the identical-bot leagues of the league stop (default: --max-rounds)")
     parser.add_argument("--first-look", type=int, default=5, help="first round the sequential stop of the tiers may decide (default 5: 10 units a bot)")
     args = parser.parse_args()
-    leagues = args.leagues or (2 if args.quick else 8)
+    leagues = args.leagues or (2 if args.quick else 6)
     two_leagues = args.two_leagues or leagues
-    stop_leagues = args.stop_leagues or min(leagues, 4)
+    fresh_leagues = min(args.fresh_leagues or leagues, leagues)
+    stop_leagues = args.stop_leagues or min(leagues, 3)
     error_leagues = args.error_leagues or stop_leagues
-    class_leagues = args.class_leagues or min(stop_leagues, 4)
+    class_leagues = args.class_leagues or min(stop_leagues, 2)
     rounds = args.rounds or (3 if args.quick else 6)
-    max_rounds = args.max_rounds or (8 if args.quick else 30)
+    max_rounds = args.max_rounds or (8 if args.quick else 20)
     class_max = args.class_max_rounds or max_rounds
+    error_max = args.error_max_rounds or max_rounds
     rate, rate_source = b4_rate()
     began = time.perf_counter()
     figures: list[Figure] = []
     extra: dict[str, object] = {
         "leagues": leagues, "two_leagues": two_leagues, "stop_leagues": stop_leagues, "error_leagues": error_leagues, "class_leagues": class_leagues,
-        "rounds": rounds, "max_rounds": max_rounds, "class_max_rounds": class_max, "first_look": args.first_look, "workers": args.workers,
+        "rounds": rounds, "max_rounds": max_rounds, "class_max_rounds": class_max, "error_max_rounds": error_max, "first_look": args.first_look, "workers": args.workers,
         "b4_games_per_s": round(rate, 2), "b4_source": rate_source,
     }
 
@@ -407,18 +420,21 @@ def main() -> None:
     groups: dict[str, list[Task]] = {
         "identical": [Task("identical", 1000 + i, snapshot=rounds) for i in range(leagues)],
         "tiers": [Task("tiers", 2000 + i, snapshot=rounds) for i in range(leagues)],
-        "fresh": [Task("tiers", 2000 + i, fresh=True, snapshot=rounds) for i in range(leagues)],
+        "fresh": [Task("tiers", 2000 + i, fresh=True, snapshot=rounds) for i in range(fresh_leagues)],
         "class_stop": [Task("class", 4000 + i, stop=True, max_rounds=class_max, first_look=first) for i in range(class_leagues)],
-        "identical_stop": [Task("identical", 5000 + i, stop=True, max_rounds=max_rounds, top_stop=True) for i in range(error_leagues)],
+        "identical_stop": [Task("identical", 5000 + i, stop=True, max_rounds=error_max, top_stop=True) for i in range(error_leagues)],
         "tiers_stop": [
             Task("tiers", 6000 + i, stop=True, max_rounds=max_rounds, first_look=first, top_stop=i < error_leagues) for i in range(stop_leagues)
         ],
         "two_stop": [Task("two", 3000 + i, stop=True, max_rounds=max_rounds, first_look=first) for i in range(two_leagues)],
     }
-    order = [(key, i) for i in range(leagues) for key in ("identical", "tiers", "fresh")]
+    order = [(key, i) for i in range(leagues) for key in ("identical", "tiers", "fresh") if i < len(groups[key])]
     stop_groups = ("class_stop", "identical_stop", "tiers_stop", "two_stop")
     order += sorted(((key, i) for key in stop_groups for i in range(len(groups[key]))), key=lambda k: (k[1] / len(groups[k[0]]), stop_groups.index(k[0])))
     deadline = None if args.budget_minutes is None else time.monotonic() + 60 * args.budget_minutes
+    if args.hard_minutes is not None:
+        stop_by = time.time() + 60 * args.hard_minutes
+        groups = {key: [Task(**{**task.__dict__, "stop_by": stop_by}) for task in tasks] for key, tasks in groups.items()}
     flat = run_all([groups[key][i] for key, i in order], args.workers, deadline)
     played: dict[str, list[Outcome | None]] = {key: [None] * len(tasks) for key, tasks in groups.items()}
     for (key, i), outcome in zip(order, flat, strict=True):
@@ -427,7 +443,8 @@ def main() -> None:
     extra["leagues_played"] = {key: f"{len(outcomes[key])} of {len(groups[key])}" for key in groups}
     per_round = next(o for o in flat if o is not None).games_per_round
     extra["games_per_round"] = per_round
-    leagues = min(len(outcomes[key]) for key in ("identical", "tiers", "fresh"))
+    leagues = min(len(outcomes[key]) for key in ("identical", "tiers"))
+    fresh_leagues = min(len(outcomes["fresh"]), leagues)
     extra["leagues"] = leagues
 
     # coverage and ties: 30 identical bots, after `rounds` rounds
@@ -439,18 +456,19 @@ def main() -> None:
 
     # coverage with tiers, and efficiency: duplicate vs fresh deals
     duplicate = [o.snapshot for o in outcomes["tiers"][:leagues]]
-    fresh = [o.snapshot for o in outcomes["fresh"][:leagues]]
+    fresh = [o.snapshot for o in outcomes["fresh"][:fresh_leagues]]
+    duplicate_same = duplicate[:fresh_leagues]  # the same seeds as the fresh ones
     tier_of = League(SCENARIOS["tiers"], 0).tiers
     truth = {t: statistics.fmean(s[b].mean for s in duplicate + fresh for b in tier_of if tier_of[b] == t) for t in set(tier_of.values())}
     hits = sum(1 for s in duplicate for b, v in s.items() if v.low is not None and v.low <= truth[tier_of[b]] <= (v.high or 0))
     figures.append(Figure("coverage_tiers", f"95% intervals holding the tier's mean, 30 bots in 4 tiers ({leagues} leagues)", "%", [100 * hits / (BOTS * leagues)]))
     extra["coverage_tier_points_per_game"] = {t: round(v, 3) for t, v in sorted(truth.items())}
     extra["coverage_games_per_league"] = rounds * per_round
-    if leagues >= 2:
+    if fresh_leagues >= 2:
         def spread(snapshots: list[dict[str, Interval]]) -> float:
             return statistics.fmean(statistics.variance([s[b].mean for s in snapshots]) for b in tier_of)
 
-        figures.append(Figure("fresh_over_duplicate", f"variance of points per game: fresh deals ÷ duplicate deals (games needed; {leagues} leagues)", "×", [spread(fresh) / spread(duplicate)]))
+        figures.append(Figure("fresh_over_duplicate", f"variance of points per game: fresh deals ÷ duplicate deals (games needed; {fresh_leagues} leagues each)", "×", [spread(fresh) / spread(duplicate_same)]))
 
     # sequential stop vs fixed budget
     for key in ("two", "tiers", "class"):
@@ -460,7 +478,7 @@ def main() -> None:
             extra[f"{key}_stopped"] = "no league played within the time budget"
             continue
         stop_tasks = groups[f"{key}_stop"][: len(runs)]
-        runs, fixed = fixed_budget(runs, stop_tasks, args.workers, exact=key != "class")
+        runs, fixed, exact = fixed_budget(runs, stop_tasks, args.workers, exact=key != "class")
         count = len(runs)
         cap = stop_tasks[0].max_rounds
         stopped = [o for o in runs if o.sprt_round is not None]
@@ -480,7 +498,7 @@ def main() -> None:
             figures.append(Figure(f"{key}_sequential_games", f"{label}: games to the sequential stop (per league, {len(stopped)} that stopped)", "games", games))
             figures.append(Figure(f"{key}_sequential_minutes", f"{label}: the same in minutes at the B4 rate ({rate:.1f} games/s)", "min", [g / rate / 60 for g in games]))
         if fixed is not None:
-            how = "" if key != "class" else " (a league taken to stay ordered after its last round)"
+            how = "" if exact else " (a league taken to stay ordered after its last round)"
             figures.append(Figure(f"{key}_fixed_games", f"{label}: fixed budget: one look orders the tiers in 95% of leagues{how}", "games", [fixed * per_round]))
             if stopped:
                 figures.append(Figure(f"{key}_fixed_over_sequential", f"{label}: fixed budget ÷ median games to the sequential stop", "×", [fixed * per_round / statistics.median(games)]))
@@ -521,8 +539,9 @@ def main() -> None:
             figures.append(Figure(f"{key}_stop{places}_wrong", f"league stop, {SCENARIOS[key].label}, places {places}: leagues stopped with {what} ({count} leagues)", "%", [100 * wrong / count]))
             if stops:
                 figures.append(Figure(f"{key}_stop{places}_games", f"league stop, {SCENARIOS[key].label}, places {places}: games to the stop ({len(stops)} that stopped)", "games", [r * per_round for r, _, _ in stops]))
+            cap = error_max if key == "identical" else max_rounds
             extra[f"{key}_stop{places}_stopped"] = (
-                f"{len(stops)} of {count} within {max_rounds} rounds: {sum(1 for _, a, _ in stops if a == 0)} all LEVEL, "
+                f"{len(stops)} of {count} within {cap} rounds: {sum(1 for _, a, _ in stops if a == 0)} all LEVEL, "
                 f"{sum(1 for _, a, _ in stops if a)} with an AHEAD ({wrong} wrong); {sum(1 for r, _, _ in stops if r <= 2)} after round 1 or 2"
             )
     extra["seconds"] = round(time.perf_counter() - began, 1)
