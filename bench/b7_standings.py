@@ -22,12 +22,13 @@ Figures:
 - **sequential stop vs fixed budget** (scenarios ``two``, ``tiers``, ``class``): a league
   is played round by round; after each round every adjacent-tier pair (a bot of tier t
   against one of tier t+1) gets :func:`referee.uncertainty.sprt` at the scenario's margin,
-  ``tests`` = the number of such pairs. The league stops *ordered* when all are AHEAD,
-  *failed* when any is LEVEL (counted as not ordered), and is cut at ``--max-rounds``. The
-  fixed budget is the fewest rounds after which one look with the fixed test
-  (:func:`referee.uncertainty.separated` at 95%, Bonferroni over the same pairs) orders
-  the tiers in 95% of the leagues (computed exactly: leagues that stopped earlier are
-  replayed, same seeds, up to that round);
+  ``tests`` = the number of such pairs, from round ``--first-look`` on (a decision made
+  earlier, on too few units, is only counted). The league stops *ordered* when all are
+  AHEAD, *failed* when any is LEVEL (counted as not ordered), and is cut at
+  ``--max-rounds``. The fixed budget is the fewest rounds after which one look with the
+  fixed test (:func:`referee.uncertainty.separated` at 95%, Bonferroni over the same
+  pairs) orders the tiers in 95% of the leagues (computed exactly for ``two`` and
+  ``tiers``: leagues that stopped earlier are replayed, same seeds, up to that round);
 - **league stop** (as ``referee run`` uses it): :func:`referee.uncertainty.top_verdicts`
   over the ranking by points per game, places 1 and 3, margin
   :data:`referee.uncertainty.MARGIN`; stopped when no verdict is OPEN. With identical bots
@@ -40,8 +41,13 @@ Figures:
   per-game standard deviation of points; 30 bots at tables of 4 play ``30 n / 4`` games.
 
     python bench/b7_standings.py                      # small (what make bench runs)
-    python bench/b7_standings.py --leagues 200        # the full figures (see --help for the others)
-    python bench/run.py --only B7 --b7-leagues 200
+    python bench/b7_standings.py --leagues 200        # 200 leagues for coverage, ties, two tiers
+    python bench/run.py --only B7 --b7-leagues 200 --b7-args "--stop-leagues 10 --class-leagues 4
+        --max-rounds 400 --class-max-rounds 1500 --budget-minutes 34 --hard-minutes 41"
+
+``--budget-minutes`` starts no league after that time and ``--hard-minutes`` abandons the
+leagues still playing: each group of leagues keeps those played, in seed order, up to the
+first one not played, and the figures say how many that is.
 """
 
 from __future__ import annotations
@@ -65,6 +71,7 @@ from common import Figure
 sys.path.insert(0, str(common.ROOT / "sample_bots" / "python"))
 
 from heuristic_bot import HeuristicBot  # noqa: E402
+from scipy.stats import norm  # noqa: E402
 
 from referee.game import Game  # noqa: E402
 from referee.movement import movement_rounds  # noqa: E402
@@ -78,7 +85,7 @@ RULES = Rules()
 HEURISTIC = HeuristicBot()
 BOTS = 30
 PLACES = (1, 3)  # the league stop's places, as `referee run` uses them (stop = "separated")
-Z95 = 1.959963984540054  # two-sided 95% normal quantile
+Z95 = float(norm.ppf(0.975))  # two-sided 95% normal quantile
 
 
 @dataclass(frozen=True)
