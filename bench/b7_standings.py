@@ -1,43 +1,68 @@
 """B7 standings: simulated class-size leagues (the engine only: no gRPC, no processes) to
-check the honesty of the standings and measure what the movement format costs.
+check the honesty of the standings and measure what ordering a class costs.
 
-Bots are seeded strategies of known strength: at each decision a bot of strength s plays
-the sample heuristic bot's choice with probability s, else a uniformly random legal
-action. Leagues use the movement format at tables of 4 (:mod:`referee.movement`), and the
-statistics of :mod:`referee.uncertainty` (what the standings print), computed from each
-bot's units (a deal's rotations at one table).
+Bots are seeded strategies of known strength: at each decision with more than one legal
+action, a bot of strength s plays the sample heuristic bot's choice with probability s,
+else a uniformly random legal action. Leagues use the movement format at tables of 4
+(:mod:`referee.movement`: 30 bots -> 15 tables, 60 games a round, 8 games and 2 units per
+bot), and the statistics of :mod:`referee.uncertainty` (what the standings print),
+computed from each bot's units (a deal's rotations at one table). Every league has its
+own seed; the leagues run in parallel processes (``--workers``, default all cores) and are
+aggregated in seed order, so the figures do not depend on the worker count.
 
 Figures:
 
-- **coverage**: share of the bots' 95% intervals of points per game that hold the true
-  value: 1.5 for identical bots; for tiers, the tier's mean over all simulated leagues;
+- **coverage**: share of the bots' 95% intervals of points per game (after ``--rounds``
+  rounds) that hold the true value: 1.5 for identical bots; for 4 tiers, the tier's mean
+  over all simulated leagues;
 - **tied**: share of leagues of identical bots where no two bots are separated (every
   rank range is 1–30);
 - **efficiency**: variance of a bot's points per game across leagues with fresh random
-  deals (no rotation) over that with duplicate deals, at equal games: how many times the
-  games fresh deals need for the same precision;
-- **sequential stop vs fixed budget**: leagues of tiers are played round by round; the
-  sequential stop ends at the first round where every bot is separated from every bot of
-  the next tier at the corrected confidence of that look; the fixed budget is the fewest
-  rounds after which the tiers are ordered (one look, 95%) in 95% of leagues;
-- **class figure**: the same with 30 bots in tiers whose points per game are ~0.1 apart,
-  in games and in minutes at the B4 rate.
+  deals (no rotation) over that with duplicate deals, at equal games;
+- **sequential stop vs fixed budget** (scenarios ``two``, ``tiers``, ``class``): a league
+  is played round by round; after each round every adjacent-tier pair (a bot of tier t
+  against one of tier t+1) gets :func:`referee.uncertainty.sprt` at the scenario's margin,
+  ``tests`` = the number of such pairs, from round ``--first-look`` on (a decision made
+  earlier, on too few units, is only counted). The league stops *ordered* when all are
+  AHEAD, *failed* when any is LEVEL (counted as not ordered), and is cut at
+  ``--max-rounds``. The fixed budget is the fewest rounds after which one look with the
+  fixed test (:func:`referee.uncertainty.separated` at 95%, Bonferroni over the same
+  pairs) orders the tiers in 95% of the leagues (computed exactly for ``two`` and
+  ``tiers``: leagues that stopped earlier are replayed, same seeds, up to that round);
+- **league stop** (as ``referee run`` uses it): :func:`referee.uncertainty.top_verdicts`
+  over the ranking by points per game, places 1 and 3, margin
+  :data:`referee.uncertainty.MARGIN`; stopped when no verdict is OPEN. With identical bots
+  any AHEAD is a false separation; with tiers, an AHEAD whose first bot is not of a
+  stronger tier than the second is a wrong declared order;
+- **class figure**: scenario ``class`` (tiers ~0.1 points per game apart) in games and
+  minutes at the B4 rate (concurrency 4, games/s median, from bench/results.json), and the
+  closed-form lower bound: one fixed-sample z-test of a single pair 0.1 points per game
+  apart at 95% needs ``n = 2 (1.96 sd / 0.1)^2`` games per bot, ``sd`` the measured
+  per-game standard deviation of points; 30 bots at tables of 4 play ``30 n / 4`` games.
 
-    python bench/b7_standings.py                  # small (what make bench runs): 4 leagues per figure
-    python bench/b7_standings.py --leagues 200    # the full figures (hours on a loaded 2-core machine)
-    python bench/run.py --only B7 --b7-leagues 200
+    python bench/b7_standings.py                      # small (what make bench runs)
+    python bench/b7_standings.py --leagues 200        # 200 leagues for coverage, ties, two tiers
+    python bench/run.py --only B7 --b7-leagues 200 --b7-args "--stop-leagues 10 --class-leagues 4
+        --max-rounds 400 --class-max-rounds 1500 --budget-minutes 34 --hard-minutes 41"
+
+``--budget-minutes`` starts no league after that time and ``--hard-minutes`` abandons the
+leagues still playing: each group of leagues keeps those played, in seed order, up to the
+first one not played, and the figures say how many that is.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import math
+import os
 import random
 import statistics
 import sys
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor, wait
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import common
@@ -46,71 +71,119 @@ from common import Figure
 sys.path.insert(0, str(common.ROOT / "sample_bots" / "python"))
 
 from heuristic_bot import HeuristicBot  # noqa: E402
-from scipy import stats as scipy_stats  # noqa: E402
+from scipy.stats import norm  # noqa: E402
 
-from referee.cards import Card  # noqa: E402
 from referee.game import Game  # noqa: E402
 from referee.movement import movement_rounds  # noqa: E402
 from referee.rules import Rules  # noqa: E402
 from referee.schedule import Fixture, deal_hash  # noqa: E402
-from referee.uncertainty import CONFIDENCE, Interval, interval, look_confidence, pairs_of, separated  # noqa: E402
+from referee.uncertainty import CONFIDENCE, MARGIN, Interval, Verdict, interval, pairs_of, separated, sprt, top_verdicts  # noqa: E402
 from referee.views import Action, ChooseTrump, DecisionKind, Pass, Play  # noqa: E402
 
-B4_GAMES_PER_S = 10.6  # bench/results.json B4, concurrency 4, median (instant bots)
+B4_GAMES_PER_S = 10.6  # fallback when bench/results.json has no B4 figure (concurrency 4, median)
 RULES = Rules()
 HEURISTIC = HeuristicBot()
+BOTS = 30
+PLACES = (1, 3)  # the league stop's places, as `referee run` uses them (stop = "separated")
+Z95 = float(norm.ppf(0.975))  # two-sided 95% normal quantile
 
 
-def policy(strength: float, rng: random.Random) -> Callable[[object], Action]:
-    def decide(view: object) -> Action:
-        legal = view.legal  # type: ignore[attr-defined]
-        if rng.random() >= strength:
-            return rng.choice(legal)
-        if view.decision is DecisionKind.CHOOSE_TRUMP:  # type: ignore[attr-defined]
-            return ChooseTrump(HEURISTIC.choose_trump(view))  # type: ignore[arg-type]
-        card: Card | None = HEURISTIC.play(view)  # type: ignore[arg-type]
+@dataclass(frozen=True)
+class Scenario:
+    """30 bots in tiers of the given strengths (tier 0 the strongest); ``margin`` is the
+    SPRT's gap in points per game: the smallest true adjacent-tier gap (from a pilot of
+    this script, rounded down), so the test looks for the gap that is there."""
+
+    label: str
+    strengths: tuple[float, ...]
+    margin: float
+
+
+SCENARIOS = {
+    "identical": Scenario("30 identical bots (strength 0.5)", (0.5,), MARGIN),
+    "two": Scenario("2 tiers (heuristic / random)", (1.0, 0.0), 0.6),
+    "tiers": Scenario("4 tiers (strength 0.9/0.6/0.3/0)", (0.9, 0.6, 0.3, 0.0), 0.15),
+    "class": Scenario("class: 4 tiers ~0.1 pts/g apart (strength 0.7/0.55/0.4/0.25)", (0.7, 0.55, 0.4, 0.25), 0.1),
+}
+
+
+def b4_rate() -> tuple[float, str]:
+    """The B4 rate (games/s, concurrency 4, median) from bench/results.json, else the fallback."""
+    try:
+        payload = json.loads((common.ROOT / "bench" / "results.json").read_text())["B4"]
+        figure = common.load_figures(payload)["games_c4"]
+        return figure.median, f"B4 concurrency 4 median, bench/results.json ({payload.get('run', 'undated')})"
+    except (OSError, KeyError, ValueError):
+        return B4_GAMES_PER_S, "fallback constant (no B4 figure in bench/results.json)"
+
+
+class Strategy:
+    """The heuristic bot's choice with probability ``strength``, else a random legal action."""
+
+    def __init__(self, strength: float, rng: random.Random) -> None:
+        self.strength = strength
+        self.rng = rng
+
+    def __call__(self, game: Game, seat: int) -> Action:
+        legal = game.legal_actions()
+        if len(legal) == 1:  # forced: neither the heuristic nor the dice matter
+            return legal[0]
+        if self.strength < 1.0 and self.rng.random() >= self.strength:
+            return self.rng.choice(legal)
+        view = game.view(seat)  # only the heuristic reads a view
+        if view.decision is DecisionKind.CHOOSE_TRUMP:
+            return ChooseTrump(HEURISTIC.choose_trump(view))
+        card = HEURISTIC.play(view)
         return Pass() if card is None else Play(card)
 
-    return decide
 
-
-def play(fixture: Fixture, seed: int, deciders: dict[str, Callable[[object], Action]]) -> tuple[int, ...]:
+def play(fixture: Fixture, seed: int, strategies: dict[str, Strategy]) -> tuple[int, ...]:
     """The placements of one game of ``fixture`` dealt from ``seed``."""
     game = Game(len(fixture.seats), RULES, seed, game_id=fixture.game_id, first_dealer=fixture.first_dealer)
+    seats = [strategies[name] for name in fixture.seats]
+    apply = game.apply
     while not game.over:
         seat = game.to_act
         assert seat is not None
-        game.apply(seat, deciders[fixture.seats[seat]](game.view(seat)))
+        apply(seat, seats[seat](game, seat))
     assert game.outcome is not None
     return tuple(game.outcome.placements)
 
 
-@dataclass
 class League:
-    """One simulated league, played round by round; ``units[bot][unit] = [points, games]``."""
+    """One simulated league of ``scenario``, played round by round; ``units[bot][unit] =
+    [points, games]``, and each bot's per-game points as count, sum, sum of squares."""
 
-    strengths: dict[str, float]
-    seed: int
-    fresh: bool = False
-
-    def __post_init__(self) -> None:
-        self.deciders = {name: policy(s, random.Random(deal_hash(self.seed, "bot", name))) for name, s in self.strengths.items()}
-        self.rounds = movement_rounds(sorted(self.strengths), 4, 1, self.seed)
-        self.units: dict[str, dict[object, list[float]]] = {name: {} for name in self.strengths}
+    def __init__(self, scenario: Scenario, seed: int, fresh: bool = False) -> None:
+        levels = len(scenario.strengths)
+        self.tiers = {f"t{i % levels}-{i:02d}": i % levels for i in range(BOTS)}
+        self.strategies = {
+            name: Strategy(scenario.strengths[tier], random.Random(deal_hash(seed, "bot", name))) for name, tier in self.tiers.items()
+        }
+        self.rounds = movement_rounds(sorted(self.tiers), 4, 1, seed)
+        self.fresh = fresh
+        self.units: dict[str, dict[object, list[float]]] = {name: {} for name in self.tiers}
+        self.moments: dict[str, list[float]] = {name: [0, 0.0, 0.0] for name in self.tiers}
         self.games = 0
+        self.played = 0  # rounds
 
     def play_round(self) -> None:
         for fixture in next(self.rounds):
             seed = deal_hash(fixture.seed, fixture.rotation) if self.fresh else fixture.seed
             unit = (fixture.seed, fixture.rotation) if self.fresh else fixture.seed
-            placements = play(fixture, seed, self.deciders)
+            placements = play(fixture, seed, self.strategies)
             for seat, bot in enumerate(fixture.seats):
-                points = sum(1.0 if placements[seat] < theirs else 0.5 if placements[seat] == theirs else 0.0
-                             for other, theirs in enumerate(placements) if other != seat)
+                mine = placements[seat]
+                points = sum(1.0 if mine < theirs else 0.5 if mine == theirs else 0.0 for other, theirs in enumerate(placements) if other != seat)
                 tally = self.units[bot].setdefault(unit, [0.0, 0])
                 tally[0] += points
                 tally[1] += 1
+                moments = self.moments[bot]
+                moments[0] += 1
+                moments[1] += points
+                moments[2] += points * points
             self.games += 1
+        self.played += 1
 
     def intervals(self, confidence: float = CONFIDENCE) -> dict[str, Interval]:
         out = {}
@@ -120,127 +193,364 @@ class League:
             out[bot] = interval(points / games, [p / n for p, n in units.values()], confidence)
         return out
 
-
-def tiers_ordered(league: League, tiers: dict[str, int], confidence: float) -> bool:
-    """Every bot separated from every bot of the next tier down (tier 0 is the strongest)."""
-    intervals = league.intervals(confidence)
-    pairs = pairs_of(len(intervals))
-    for a, tier_a in tiers.items():
-        for b, tier_b in tiers.items():
-            if tier_b == tier_a + 1 and not separated(intervals[a], intervals[b], pairs, confidence):
-                return False
-    return True
+    def adjacent_pairs(self) -> list[tuple[str, str]]:
+        """(stronger, weaker): every bot of tier t with every bot of tier t + 1."""
+        return [(a, b) for a, ta in self.tiers.items() for b, tb in self.tiers.items() if tb == ta + 1]
 
 
-def tiered(bots: int, strengths: Sequence[float]) -> tuple[dict[str, float], dict[str, int]]:
-    names = {f"t{i % len(strengths)}-{i:02d}": i % len(strengths) for i in range(bots)}
-    return {name: strengths[tier] for name, tier in names.items()}, names
+@dataclass(frozen=True)
+class Task:
+    """One league to play: ``snapshot`` rounds for the coverage figures, then, with
+    ``stop``, on round by round (up to ``max_rounds``) until the sequential stop, the fixed
+    test's first ordered round, the league stop at every place count, and ``until`` are
+    all reached."""
+
+    scenario: str
+    seed: int
+    fresh: bool = False
+    snapshot: int = 0
+    stop: bool = False
+    max_rounds: int = 0
+    until: int = 0
+    first_look: int = 1
+    stop_by: float = 0.0  # time.time() after which the league is abandoned (0: never)
+    top_stop: bool = False  # also the league stop (top_verdicts) at every place count
+
+
+@dataclass
+class Outcome:
+    """What one league measured; rounds are 1-based counts of rounds played."""
+
+    seed: int
+    games_per_round: int = 0
+    rounds: int = 0
+    snapshot: dict[str, Interval] = field(default_factory=dict)
+    sprt_round: int | None = None  # the sequential stop (all AHEAD, or a LEVEL)
+    sprt_ordered: bool = False  # stopped with every adjacent-tier pair AHEAD
+    early: tuple[int, bool] | None = None  # a decision before the first look: (round, all AHEAD)
+    min_llr: float | None = None  # the smallest adjacent-tier LLR at the last round (not stopped)
+    upper: float = 0.0  # the SPRT's upper bound
+    fixed: list[bool] = field(default_factory=list)  # fixed test ordered after round r + 1
+    league_stop: dict[int, tuple[int, int, int]] = field(default_factory=dict)  # places -> (round, AHEAD, wrong AHEAD)
+    tier_means: dict[int, float] = field(default_factory=dict)  # at the last round
+    moments: dict[int, tuple[float, float, float]] = field(default_factory=dict)  # tier -> (games, sum, sum of squares)
+    unit_sd: float = 0.0  # mean over bots of the standard deviation of unit scores, last round
+
+
+def run_task(task: Task) -> Outcome | None:
+    """One league's outcome; None when abandoned at ``task.stop_by``."""
+    scenario = SCENARIOS[task.scenario]
+    league = League(scenario, task.seed, task.fresh)
+    out = Outcome(task.seed)
+    pairs = league.adjacent_pairs()
+    tiered = len(scenario.strengths) > 1
+    lower, upper = _bounds(len(pairs))
+    out.upper = upper
+    while True:
+        if task.stop_by and time.time() > task.stop_by:
+            return None
+        league.play_round()
+        if league.played == task.snapshot:
+            out.snapshot = league.intervals()
+        if not task.stop:
+            if league.played >= task.snapshot:
+                break
+            continue
+        intervals = league.intervals()
+        if tiered and out.sprt_round is None:
+            verdicts = [sprt(intervals[a], intervals[b], scenario.margin, len(pairs)) for a, b in pairs]
+            if Verdict.LEVEL in verdicts or all(v is Verdict.AHEAD for v in verdicts):
+                if league.played >= task.first_look:
+                    out.sprt_round = league.played
+                    out.sprt_ordered = Verdict.LEVEL not in verdicts
+                elif out.early is None:
+                    out.early = (league.played, Verdict.LEVEL not in verdicts)
+        if tiered:
+            out.fixed.append(all(separated(intervals[a], intervals[b], len(pairs)) for a, b in pairs))
+        ranked = sorted(intervals, key=lambda bot: (-intervals[bot].mean, bot))
+        for places in PLACES if task.top_stop else ():
+            if places in out.league_stop:
+                continue
+            verdicts = top_verdicts([intervals[bot] for bot in ranked], places, MARGIN)
+            if Verdict.OPEN not in verdicts:
+                ahead = [i for i, v in enumerate(verdicts) if v is Verdict.AHEAD]
+                wrong = sum(1 for i in ahead if league.tiers[ranked[i]] >= league.tiers[ranked[i + 1]])
+                out.league_stop[places] = (league.played, len(ahead), wrong)
+        done = (
+            league.played >= task.snapshot
+            and league.played >= task.until
+            and (not tiered or (out.sprt_round is not None and out.fixed[-1]))
+            and (not task.top_stop or len(out.league_stop) == len(PLACES))
+        )
+        if done or league.played >= task.max_rounds:
+            if tiered and out.sprt_round is None:
+                llrs = [_llr(intervals[a], intervals[b], scenario.margin) for a, b in pairs]
+                out.min_llr = min(llrs)
+            break
+    intervals = league.intervals()
+    out.rounds = league.played
+    out.games_per_round = league.games // league.played
+    levels = len(scenario.strengths)
+    out.tier_means = {t: statistics.fmean(intervals[b].mean for b in league.tiers if league.tiers[b] == t) for t in range(levels)}
+    for t in range(levels):
+        rows = [league.moments[b] for b in league.tiers if league.tiers[b] == t]
+        out.moments[t] = (sum(r[0] for r in rows), sum(r[1] for r in rows), sum(r[2] for r in rows))
+    out.unit_sd = statistics.fmean(statistics.stdev([p / n for p, n in units.values()]) for units in league.units.values())
+    return out
+
+
+def _bounds(tests: int) -> tuple[float, float]:
+    from referee.uncertainty import sprt_bounds
+
+    return sprt_bounds(tests, CONFIDENCE)
+
+
+def _llr(first: Interval, second: Interval, margin: float) -> float:
+    from referee.uncertainty import sprt_llr
+
+    value = sprt_llr(first, second, margin)
+    return -math.inf if value is None else value
+
+
+def run_all(tasks: Sequence[Task], workers: int, deadline: float | None = None) -> list[Outcome | None]:
+    """The outcomes in the order of ``tasks`` (each league is seeded: any worker count gives
+    the same outcomes). No league starts after ``deadline`` (a time.monotonic() value): its
+    outcome is None (leagues already running finish)."""
+    if workers <= 1 or len(tasks) <= 1:
+        return [run_task(task) if deadline is None or time.monotonic() < deadline else None for task in tasks]
+    with ProcessPoolExecutor(max_workers=min(workers, len(tasks))) as pool:
+        futures = [pool.submit(run_task, task) for task in tasks]
+        timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
+        _, pending = wait(futures, timeout=timeout)
+        for future in pending:
+            future.cancel()
+        return [None if future.cancelled() else future.result() for future in futures]  # type: ignore[misc]
+
+
+def prefix(outcomes: Sequence[Outcome | None]) -> list[Outcome]:
+    """The outcomes of the leagues before the first one not played (seed order)."""
+    out = []
+    for outcome in outcomes:
+        if outcome is None:
+            break
+        out.append(outcome)
+    return out
+
+
+def fixed_budget(outcomes: list[Outcome], tasks: list[Task], workers: int, exact: bool) -> tuple[list[Outcome], int | None, bool]:
+    """The fewest rounds r after which the fixed test orders the tiers in >= 95% of the
+    leagues; None when not reached within the rounds played. A league ends at a round
+    where the test orders its tiers (or at its max rounds); with ``exact``, leagues that
+    ended before r are replayed (same seed) up to r, so every flag up to r is measured;
+    without (or when a replay is abandoned), a league is taken to stay ordered after its
+    last round. Returns the outcomes, the rounds, and whether they are exact."""
+    need = math.ceil(0.95 * len(outcomes))
+    while True:
+        horizon = max(o.rounds for o in outcomes)
+        count = [sum(1 for o in outcomes if r < len(o.fixed) and o.fixed[r]) for r in range(horizon)]
+        # a league that ended before r is counted with its last flag (checked below by replaying)
+        carried = [sum(1 for o in outcomes if (o.fixed[r] if r < len(o.fixed) else o.fixed[-1])) for r in range(horizon)]
+        candidate = next((r + 1 for r in range(horizon) if carried[r] >= need), None)
+        if candidate is None:
+            return outcomes, None, exact
+        short = [i for i, o in enumerate(outcomes) if o.rounds < candidate]
+        if not exact:
+            return outcomes, candidate, False
+        if not short:
+            return outcomes, next(r + 1 for r in range(horizon) if count[r] >= need), True
+        again = [Task(**{**tasks[i].__dict__, "until": candidate}) for i in short]
+        replayed = run_all(again, workers)
+        if any(outcome is None for outcome in replayed):
+            return outcomes, candidate, False
+        for i, outcome in zip(short, replayed, strict=True):
+            assert outcome is not None
+            outcomes[i] = outcome
+
+
+def pooled_sd(outcomes: Iterable[Outcome]) -> float:
+    """The per-game standard deviation of points within tiers, pooled over the leagues."""
+    games = total = squares = 0.0
+    correction = 0.0
+    for outcome in outcomes:
+        for n, s, q in outcome.moments.values():
+            games += n
+            squares += q - s * s / n  # within this tier of this league
+            correction += 1
+    return math.sqrt(squares / (games - correction))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=1, help="ignored (one pass: the leagues are the repetitions)")
     parser.add_argument("--json", type=Path, default=None)
-    parser.add_argument("--quick", action="store_true", help="few, small leagues (make bench)")
+    parser.add_argument("--quick", action="store_true", help="fewer, shorter leagues (a smoke run)")
     parser.add_argument("--sandbox", default="none", help="ignored (no processes)")
-    parser.add_argument("--leagues", type=int, default=None, help="leagues per figure (default 4; 2 with --quick; 200 for the full figures)")
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="parallel processes (default: the cores)")
+    parser.add_argument("--leagues", type=int, default=None, help="leagues for coverage, ties and efficiency (default 6; 2 with --quick; 200 for the full figures)")
+    parser.add_argument("--fresh-leagues", type=int, default=None, help="leagues with fresh deals for the efficiency figure (default: --leagues)")
+    parser.add_argument("--two-leagues", type=int, default=None, help="leagues of the two-tier stop scenario (default: --leagues)")
+    parser.add_argument("--stop-leagues", type=int, default=None, help="leagues of the 4-tier stop scenario (default: --leagues, at most 3)")
+    parser.add_argument("--error-leagues", type=int, default=None, help="leagues (identical bots, and of the 4-tier ones) for the league stop's error rates (default: --stop-leagues)")
+    parser.add_argument("--class-leagues", type=int, default=None, help="leagues of the class scenario (default: --stop-leagues, at most 2)")
     parser.add_argument("--rounds", type=int, default=None, help="rounds of the coverage and efficiency leagues (default 6; 3 with --quick)")
     parser.add_argument("--max-rounds", type=int, default=None, help="rounds at most in the stop leagues (default 20; 8 with --quick)")
+    parser.add_argument("--class-max-rounds", type=int, default=None, help="rounds at most in the class leagues (default: --max-rounds)")
+    parser.add_argument("--budget-minutes", type=float, default=None, help="start no league after this many minutes (each group keeps its leagues up to the first not played)")
+    parser.add_argument("--hard-minutes", type=float, default=None, help="abandon every league still playing after this many minutes (counted as not played)")
+    parser.add_argument("--error-max-rounds", type=int, default=None, help="rounds at most in the identical-bot leagues of the league stop (default: --max-rounds)")
+    parser.add_argument("--first-look", type=int, default=5, help="first round the sequential stop of the tiers may decide (default 5: 10 units a bot)")
     args = parser.parse_args()
-    leagues = args.leagues or (2 if args.quick else 4)
+    leagues = args.leagues or (2 if args.quick else 6)
+    two_leagues = args.two_leagues or leagues
+    fresh_leagues = min(args.fresh_leagues or leagues, leagues)
+    stop_leagues = args.stop_leagues or min(leagues, 3)
+    error_leagues = args.error_leagues or stop_leagues
+    class_leagues = args.class_leagues or min(stop_leagues, 2)
     rounds = args.rounds or (3 if args.quick else 6)
     max_rounds = args.max_rounds or (8 if args.quick else 20)
+    class_max = args.class_max_rounds or max_rounds
+    error_max = args.error_max_rounds or max_rounds
+    rate, rate_source = b4_rate()
     began = time.perf_counter()
     figures: list[Figure] = []
-    extra: dict[str, object] = {"leagues": leagues, "rounds": rounds, "max_rounds": max_rounds}
+    extra: dict[str, object] = {
+        "leagues": leagues, "two_leagues": two_leagues, "stop_leagues": stop_leagues, "error_leagues": error_leagues, "class_leagues": class_leagues,
+        "rounds": rounds, "max_rounds": max_rounds, "class_max_rounds": class_max, "error_max_rounds": error_max, "first_look": args.first_look, "workers": args.workers,
+        "b4_games_per_s": round(rate, 2), "b4_source": rate_source,
+    }
 
-    # coverage and ties: 30 identical bots
-    identical = {f"same-{i:02d}": 0.5 for i in range(30)}
-    covered = total = tied = 0
-    for number in range(leagues):
-        league = League(identical, seed=1000 + number)
-        for _ in range(rounds):
-            league.play_round()
-        intervals = league.intervals()
-        covered += sum(1 for i in intervals.values() if i.low is not None and i.low <= 1.5 <= (i.high or 0))
-        total += len(intervals)
-        pairs = pairs_of(len(intervals))
-        tied += not any(separated(a, b, pairs) for a in intervals.values() for b in intervals.values() if a is not b)
-    figures.append(Figure("coverage_identical", "95% intervals holding the true value, 30 identical bots", "%", [100 * covered / total]))
-    figures.append(Figure("tied_identical", "leagues of 30 identical bots shown tied (no pair separated)", "%", [100 * tied / leagues]))
-    games_per_league = league.games
+    # every league in one pool: the cheap coverage leagues first, then the stop leagues with
+    # the groups interleaved by the share of their leagues started, so that a time budget
+    # (--budget-minutes) cuts every group alike; a group keeps its leagues in seed order up
+    # to the first one not played
+    first = args.first_look
+    groups: dict[str, list[Task]] = {
+        "identical": [Task("identical", 1000 + i, snapshot=rounds) for i in range(leagues)],
+        "tiers": [Task("tiers", 2000 + i, snapshot=rounds) for i in range(leagues)],
+        "fresh": [Task("tiers", 2000 + i, fresh=True, snapshot=rounds) for i in range(fresh_leagues)],
+        "class_stop": [Task("class", 4000 + i, stop=True, max_rounds=class_max, first_look=first) for i in range(class_leagues)],
+        "identical_stop": [Task("identical", 5000 + i, stop=True, max_rounds=error_max, top_stop=True) for i in range(error_leagues)],
+        "tiers_stop": [
+            Task("tiers", 6000 + i, stop=True, max_rounds=max_rounds, first_look=first, top_stop=i < error_leagues) for i in range(stop_leagues)
+        ],
+        "two_stop": [Task("two", 3000 + i, stop=True, max_rounds=max_rounds, first_look=first) for i in range(two_leagues)],
+    }
+    order = [(key, i) for i in range(leagues) for key in ("identical", "tiers", "fresh") if i < len(groups[key])]
+    stop_groups = ("class_stop", "identical_stop", "tiers_stop", "two_stop")
+    order += sorted(((key, i) for key in stop_groups for i in range(len(groups[key]))), key=lambda k: (k[1] / len(groups[k[0]]), stop_groups.index(k[0])))
+    deadline = None if args.budget_minutes is None else time.monotonic() + 60 * args.budget_minutes
+    if args.hard_minutes is not None:
+        stop_by = time.time() + 60 * args.hard_minutes
+        groups = {key: [Task(**{**task.__dict__, "stop_by": stop_by}) for task in tasks] for key, tasks in groups.items()}
+    flat = run_all([groups[key][i] for key, i in order], args.workers, deadline)
+    played: dict[str, list[Outcome | None]] = {key: [None] * len(tasks) for key, tasks in groups.items()}
+    for (key, i), outcome in zip(order, flat, strict=True):
+        played[key][i] = outcome
+    outcomes = {key: prefix(values) for key, values in played.items()}
+    extra["leagues_played"] = {key: f"{len(outcomes[key])} of {len(groups[key])}" for key in groups}
+    per_round = next(o for o in flat if o is not None).games_per_round
+    extra["games_per_round"] = per_round
+    leagues = min(len(outcomes[key]) for key in ("identical", "tiers"))
+    fresh_leagues = min(len(outcomes["fresh"]), leagues)
+    extra["leagues"] = leagues
+
+    # coverage and ties: 30 identical bots, after `rounds` rounds
+    identical = [o.snapshot for o in outcomes["identical"][:leagues]]
+    covered = sum(1 for s in identical for i in s.values() if i.low is not None and i.low <= 1.5 <= (i.high or 0))
+    figures.append(Figure("coverage_identical", f"95% intervals holding the true value, 30 identical bots ({leagues} leagues)", "%", [100 * covered / (BOTS * leagues)]))
+    tied = sum(not any(separated(a, b, pairs_of(BOTS)) for a in s.values() for b in s.values() if a is not b) for s in identical)
+    figures.append(Figure("tied_identical", f"leagues of 30 identical bots shown tied (no pair separated; {leagues} leagues)", "%", [100 * tied / leagues]))
 
     # coverage with tiers, and efficiency: duplicate vs fresh deals
-    strengths, tiers = tiered(30, (0.9, 0.6, 0.3, 0.0))
-    results: dict[bool, list[dict[str, Interval]]] = {False: [], True: []}
-    for fresh in (False, True):
-        for number in range(leagues):
-            league = League(strengths, seed=2000 + number, fresh=fresh)
-            for _ in range(rounds):
-                league.play_round()
-            results[fresh].append(league.intervals())
-    truth = {t: statistics.fmean(i[b].mean for i in results[False] + results[True] for b in tiers if tiers[b] == t) for t in set(tiers.values())}
-    hits = sum(1 for i in results[False] for b, v in i.items() if v.low is not None and v.low <= truth[tiers[b]] <= (v.high or 0))
-    figures.append(Figure("coverage_tiers", "95% intervals holding the tier's mean, 30 bots in 4 tiers", "%", [100 * hits / (30 * leagues)]))
-    extra["tier_points_per_game"] = {t: round(v, 3) for t, v in sorted(truth.items())}
+    duplicate = [o.snapshot for o in outcomes["tiers"][:leagues]]
+    fresh = [o.snapshot for o in outcomes["fresh"][:fresh_leagues]]
+    duplicate_same = duplicate[:fresh_leagues]  # the same seeds as the fresh ones
+    tier_of = League(SCENARIOS["tiers"], 0).tiers
+    truth = {t: statistics.fmean(s[b].mean for s in duplicate + fresh for b in tier_of if tier_of[b] == t) for t in set(tier_of.values())}
+    hits = sum(1 for s in duplicate for b, v in s.items() if v.low is not None and v.low <= truth[tier_of[b]] <= (v.high or 0))
+    figures.append(Figure("coverage_tiers", f"95% intervals holding the tier's mean, 30 bots in 4 tiers ({leagues} leagues)", "%", [100 * hits / (BOTS * leagues)]))
+    extra["coverage_tier_points_per_game"] = {t: round(v, 3) for t, v in sorted(truth.items())}
+    extra["coverage_games_per_league"] = rounds * per_round
+    if fresh_leagues >= 2:
+        def spread(snapshots: list[dict[str, Interval]]) -> float:
+            return statistics.fmean(statistics.variance([s[b].mean for s in snapshots]) for b in tier_of)
 
-    def spread(fresh: bool) -> float:
-        return statistics.fmean(statistics.variance([i[b].mean for i in results[fresh]]) for b in tiers)
+        figures.append(Figure("fresh_over_duplicate", f"variance of points per game: fresh deals ÷ duplicate deals (games needed; {fresh_leagues} leagues each)", "×", [spread(fresh) / spread(duplicate_same)]))
 
-    figures.append(Figure("fresh_over_duplicate", "variance of points per game: fresh deals ÷ duplicate deals (games needed)", "×", [spread(True) / spread(False)]))
-
-    # sequential stop vs fixed budget, and the class figure
-    for key, label, tier_strengths in (
-        ("two", "2 tiers (heuristic / random)", (1.0, 0.0)),
-        ("tiers", "4 tiers (strength 0.9/0.6/0.3/0)", (0.9, 0.6, 0.3, 0.0)),
-        ("class", "class: 4 tiers ~0.1 points/game apart (strength 0.6/0.5/0.4/0.3)", (0.6, 0.5, 0.4, 0.3)),
-    ):
-        strengths, tiers = tiered(30, tier_strengths)
-        stops: list[int | None] = []
-        ordered_at: list[list[bool]] = []
-        levels = len(tier_strengths)
-        points: dict[int, list[float]] = {t: [] for t in range(levels)}
-        predicted: list[int | None] = []
-        for number in range(leagues):
-            league = League(strengths, seed=3000 + number)
-            stop = None
-            flags = []
-            for look in range(1, max_rounds + 1):
-                league.play_round()
-                flags.append(tiers_ordered(league, tiers, CONFIDENCE))
-                if stop is None and tiers_ordered(league, tiers, look_confidence(look)):
-                    stop = look
-            final = league.intervals()
-            for bot, value in final.items():
-                points[tiers[bot]].append(value.mean)
-            # games for a typical pair of adjacent tiers to separate: the corrected threshold
-            # with this league's mean standard error, against the smallest gap of tier means
-            means = [statistics.fmean(final[b].mean for b in tiers if tiers[b] == t) for t in range(levels)]
-            gap = min(means[t] - means[t + 1] for t in range(levels - 1))
-            sem = statistics.fmean(v.sem or 0.0 for v in final.values())
-            units = min(v.units for v in final.values())
-            threshold = float(scipy_stats.t.ppf(1 - (1 - CONFIDENCE) / pairs_of(30) / 2, units - 1)) * math.sqrt(2) * sem
-            predicted.append(None if gap <= 0 else math.ceil(league.games * (threshold / gap) ** 2))
-            stops.append(stop)
-            ordered_at.append(flags)
-        per_round = league.games // max_rounds
-        fixed = next((r + 1 for r in range(max_rounds) if sum(f[r] for f in ordered_at) >= 0.95 * leagues), None)
-        stopped = [s for s in stops if s is not None]
-        extra[f"{key}_points_per_game"] = {t: round(statistics.fmean(v), 3) for t, v in points.items()}
-        extra[f"{key}_stopped"] = f"{len(stopped)} of {leagues} leagues within {max_rounds} rounds ({max_rounds * per_round} games)"
+    # sequential stop vs fixed budget
+    for key in ("two", "tiers", "class"):
+        scenario = SCENARIOS[key]
+        runs = outcomes[f"{key}_stop"]
+        if not runs:
+            extra[f"{key}_stopped"] = "no league played within the time budget"
+            continue
+        stop_tasks = groups[f"{key}_stop"][: len(runs)]
+        runs, fixed, exact = fixed_budget(runs, stop_tasks, args.workers, exact=key != "class")
+        count = len(runs)
+        cap = stop_tasks[0].max_rounds
+        stopped = [o for o in runs if o.sprt_round is not None]
+        ordered = [o for o in stopped if o.sprt_ordered]
+        extra[f"{key}_margin"] = scenario.margin
+        extra[f"{key}_tests"] = len(League(scenario, 0).adjacent_pairs())
+        extra[f"{key}_points_per_game"] = {t: round(statistics.fmean(o.tier_means[t] for o in runs), 3) for t in range(len(scenario.strengths))}
+        extra[f"{key}_stopped"] = f"{len(stopped)} of {count} leagues within {cap} rounds ({len(ordered)} ordered, {len(stopped) - len(ordered)} failed on a LEVEL)"
+        early = [o.early for o in runs if o.early is not None]
+        extra[f"{key}_decided_before_first_look"] = (
+            f"{len(early)} of {count} leagues ({sum(1 for _, ok in early if not ok)} on a LEVEL, first at round {min((r for r, _ in early), default=0)})"
+        )
+        label = f"{scenario.label}, margin {scenario.margin:g} pts/g"
+        figures.append(Figure(f"{key}_sequential_ordered", f"{label}: leagues stopped with the tiers ordered ({count} leagues)", "%", [100 * len(ordered) / count]))
         if stopped:
-            median = statistics.median(stopped) * per_round
-            figures.append(Figure(f"{key}_sequential_games", f"{label}: games to the sequential stop (median of the leagues that stopped)", "games", [median]))
-            figures.append(Figure(f"{key}_sequential_minutes", f"{label}: the same in minutes at the B4 rate ({B4_GAMES_PER_S} games/s)", "min", [median / B4_GAMES_PER_S / 60]))
-        estimates = [p for p in predicted if p is not None]
-        if estimates:
-            figures.append(Figure(f"{key}_predicted_games", f"{label}: games for a typical adjacent-tier pair to separate, estimated (median)", "games", [statistics.median(estimates)]))
-            figures.append(Figure(f"{key}_predicted_minutes", f"{label}: the same in minutes at the B4 rate", "min", [statistics.median(estimates) / B4_GAMES_PER_S / 60]))
+            games = [o.sprt_round * per_round for o in stopped if o.sprt_round is not None]
+            figures.append(Figure(f"{key}_sequential_games", f"{label}: games to the sequential stop (per league, {len(stopped)} that stopped)", "games", games))
+            figures.append(Figure(f"{key}_sequential_minutes", f"{label}: the same in minutes at the B4 rate ({rate:.1f} games/s)", "min", [g / rate / 60 for g in games]))
         if fixed is not None:
-            figures.append(Figure(f"{key}_fixed_games", f"{label}: fixed budget ordering the tiers in 95% of leagues", "games", [fixed * per_round]))
+            how = "" if exact else " (a league taken to stay ordered after its last round)"
+            figures.append(Figure(f"{key}_fixed_games", f"{label}: fixed budget: one look orders the tiers in 95% of leagues{how}", "games", [fixed * per_round]))
+            if stopped:
+                figures.append(Figure(f"{key}_fixed_over_sequential", f"{label}: fixed budget ÷ median games to the sequential stop", "×", [fixed * per_round / statistics.median(games)]))
         else:
-            extra[f"{key}_fixed"] = f"not reached within {max_rounds} rounds"
-    extra["games_per_identical_league"] = games_per_league
+            extra[f"{key}_fixed"] = f"not reached within {cap} rounds ({cap * per_round} games)"
+        if key == "class":
+            # per league: the measured stop, or (cut at the cap) the games at which the smallest
+            # LLR would reach the bound if it keeps growing in proportion to the games
+            estimates = []
+            for o in runs:
+                if o.sprt_round is not None:
+                    estimates.append(o.sprt_round * per_round)
+                elif o.min_llr is not None and o.min_llr > 0:
+                    estimates.append(math.ceil(o.rounds * o.upper / o.min_llr) * per_round)
+            extra["class_estimated_leagues"] = f"{len(estimates)} of {count} (measured stops, or extrapolated from the smallest LLR at the cap)"
+            if estimates:
+                figures.append(Figure("class_stop_games", "class: games to the sequential stop (measured, or extrapolated from the LLR at the cap)", "games", estimates))
+                figures.append(Figure("class_stop_minutes", f"class: the same in minutes at the B4 rate ({rate:.1f} games/s)", "min", [g / rate / 60 for g in estimates]))
+            sd = pooled_sd(runs)
+            unit_sd = statistics.fmean(o.unit_sd for o in runs)
+            per_bot = 2 * (Z95 * sd / MARGIN) ** 2
+            bound = per_bot * BOTS / 4
+            extra["class_game_sd"] = round(sd, 3)
+            extra["class_unit_sd"] = round(unit_sd, 3)
+            figures.append(Figure("class_bound_games", f"class lower bound: one z-test of one pair {MARGIN:g} pts/g apart at 95% (sd {sd:.2f}/game): {per_bot:,.0f} games/bot × 30/4", "games", [bound]))
+            figures.append(Figure("class_bound_minutes", f"class lower bound: the same in minutes at the B4 rate ({rate:.1f} games/s)", "min", [bound / rate / 60]))
+
+    # the league stop as `referee run` uses it: places 1 and 3, MARGIN
+    for key in ("identical", "tiers"):
+        runs = [o for o, t in zip(outcomes[f"{key}_stop"], groups[f"{key}_stop"], strict=False) if t.top_stop]
+        count = len(runs)
+        if not count:
+            continue
+        for places in PLACES:
+            stops = [o.league_stop[places] for o in runs if places in o.league_stop]
+            wrong = sum(1 for _, ahead, bad in stops if bad)
+            what = "false separation (an AHEAD)" if key == "identical" else "a wrong declared order (an AHEAD not between tiers in order)"
+            figures.append(Figure(f"{key}_stop{places}_wrong", f"league stop, {SCENARIOS[key].label}, places {places}: leagues stopped with {what} ({count} leagues)", "%", [100 * wrong / count]))
+            if stops:
+                figures.append(Figure(f"{key}_stop{places}_games", f"league stop, {SCENARIOS[key].label}, places {places}: games to the stop ({len(stops)} that stopped)", "games", [r * per_round for r, _, _ in stops]))
+            cap = error_max if key == "identical" else max_rounds
+            extra[f"{key}_stop{places}_stopped"] = (
+                f"{len(stops)} of {count} within {cap} rounds: {sum(1 for _, a, _ in stops if a == 0)} all LEVEL, "
+                f"{sum(1 for _, a, _ in stops if a)} with an AHEAD ({wrong} wrong); {sum(1 for r, _, _ in stops if r <= 2)} after round 1 or 2"
+            )
     extra["seconds"] = round(time.perf_counter() - began, 1)
     common.write_json(args.json, "B7 standings", figures, **extra)
 

@@ -7,6 +7,7 @@ repetitions, the targets met or missed, and the analysis in ``bench/NOTES.md``.
     python bench/run.py --quick         # a smoke run: fewer iterations, 2 repetitions
     python bench/run.py --report-only   # rewrite BENCHMARKS.md from the last figures (after editing NOTES.md)
     python bench/run.py --only B7 --b7-leagues 200   # the full simulation of the standings (long)
+    python bench/run.py --only B7 --b7-leagues 200 --b7-args "--stop-leagues 20 --max-rounds 300"
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -37,6 +39,7 @@ BENCHES: dict[str, tuple[str, str, int]] = {  # script, title, repetitions multi
     "B8": ("b8_cluster.py", "B8 cluster overhead", 1),
 }
 B7_LEAGUES: int | None = None  # --b7-leagues: leagues per B7 figure (the script's small default otherwise)
+B7_ARGS: list[str] = []  # --b7-args: more options for bench/b7_standings.py
 OUT = common.ROOT / "BENCHMARKS.md"
 RESULTS = common.ROOT / "bench" / "results.json"  # the last figures of each benchmark (kept for --only)
 NOTES = common.ROOT / "bench" / "NOTES.md"
@@ -78,7 +81,10 @@ TARGETS = (
     Target("B7", "95% intervals hold the true value ≥ 93% (identical bots)", "coverage_identical", lambda f: f.median >= 93, _median),
     Target("B7", "95% intervals hold the true value ≥ 93% (4 tiers)", "coverage_tiers", lambda f: f.median >= 93, _median),
     Target("B7", "identical bots shown tied in ≥ 95% of leagues", "tied_identical", lambda f: f.median >= 95, _median),
-    Target("B7", "class: tiers ~0.1 pts/g apart separated ≤ 10 min at the B4 rate (estimated)", "class_predicted_minutes", lambda f: f.median <= 10, _median, 10),
+    Target("B7", "league stop (places 1), identical bots: false separation ≤ 5% of leagues", "identical_stop1_wrong", lambda f: f.median <= 5, _median, 5),
+    Target("B7", "league stop (places 3), identical bots: false separation ≤ 5% of leagues", "identical_stop3_wrong", lambda f: f.median <= 5, _median, 5),
+    Target("B7", "class: tiers ~0.1 pts/g apart ordered by the sequential stop ≤ 10 min at the B4 rate", "class_stop_minutes", lambda f: f.median <= 10, _median, 10),
+    Target("B7", "class: even one z-test of one pair 0.1 pts/g apart ≤ 10 min (lower bound)", "class_bound_minutes", lambda f: f.median <= 10, _median, 10),
     Target("B8", "Dask ≤ 5 % more wall time per game than local, same concurrency", "overhead", lambda f: f.median <= 5, _median, 5),
 )
 
@@ -96,6 +102,8 @@ def run_bench(key: str, reps: int, quick: bool, sandbox: str) -> dict[str, objec
             argv.append("--quick")
         if key == "B7" and B7_LEAGUES:
             argv += ["--leagues", str(B7_LEAGUES)]
+        if key == "B7":
+            argv += B7_ARGS
         began = time.perf_counter()
         env = {**os.environ, "GRPC_VERBOSITY": os.environ.get("GRPC_VERBOSITY", "ERROR")}
         done = subprocess.run(argv, cwd=common.ROOT, env=env)
@@ -246,9 +254,11 @@ def main() -> None:
     parser.add_argument("--sandbox", default="none", choices=("none", "rlimits", "bwrap", "auto"),
                         help="sandbox mode of the bots in B1, B2, B4, B6 (default none: the referee's own cost)")
     parser.add_argument("--b7-leagues", type=int, default=None, help="B7: simulated leagues per figure (default small; 200 for the full figures)")
+    parser.add_argument("--b7-args", default="", help='B7: more options for bench/b7_standings.py, e.g. "--stop-leagues 20 --max-rounds 300"')
     args = parser.parse_args()
-    global B7_LEAGUES
+    global B7_LEAGUES, B7_ARGS
     B7_LEAGUES = args.b7_leagues
+    B7_ARGS = shlex.split(args.b7_args)
     reps = args.reps or (2 if args.quick else 5)
     started = datetime.now(timezone.utc)
     load_start = " ".join(f"{x:.2f}" for x in os.getloadavg())
