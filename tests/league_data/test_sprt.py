@@ -24,6 +24,8 @@ def bot(mean: float, sem: float | None, units: int = 50) -> Interval:
         (bot(1.51, 0.02), bot(1.5, 0.02), 0.1, Verdict.LEVEL),  # gap 0.01 with a small se: level
         (bot(1.6, 0.1), bot(1.5, 0.1), 0.1, Verdict.OPEN),  # gap 0.1 but se 0.14: undecided
         (bot(1.6, 0.1), bot(1.5, None, 1), 0.1, Verdict.OPEN),  # one unit: nothing to test
+        (bot(1.8, 0.02, 9), bot(1.6, 0.02), 0.1, Verdict.OPEN),  # clear, but 9 units: too few to trust the spread
+        (bot(1.8, 0.001, 2), bot(1.5, 0.001, 2), 0.1, Verdict.OPEN),  # 2 units each with a spread near 0
         (bot(1.6, 0.0), bot(1.5, 0.0), 0.1, Verdict.OPEN),  # no spread at all: no test
         (bot(1.7, 0.05), bot(1.6, 0.05), 0.1, Verdict.OPEN),  # the margin apart, se 0.07: not yet
         (bot(1.7, 0.02), bot(1.6, 0.02), 0.1, Verdict.AHEAD),  # the margin apart, se 0.03: ahead
@@ -83,7 +85,7 @@ class Running:
         return Interval(mean, None, None, self.count, math.sqrt(max(variance, 0.0) / self.count))
 
 
-def sequential(gap: float, rng: random.Random, margin: float = 0.25, looks: int = 200, per_look: int = 5) -> Verdict:
+def sequential(gap: float, rng: random.Random, margin: float = 0.25, looks: int = 500, per_look: int = 2) -> Verdict:
     """Two bots with unit scores of standard deviation 1 and true means ``gap`` apart,
     tested after every ``per_look`` units each."""
     first, second = Running(), Running()
