@@ -15,7 +15,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shlex
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -194,6 +196,27 @@ def _measured(results: dict[str, dict[str, object]]) -> str:
     return runs[0] if runs[0] == runs[-1] else f"{runs[0]} – {runs[-1][11:]}" if runs[0][:10] == runs[-1][:10] else f"{runs[0]} – {runs[-1]}"
 
 
+def b7_minutes_at_b4_rate(results: dict[str, dict[str, object]]) -> None:
+    """Rewrite B7's minutes (each ``X_minutes`` figure: its ``X_games`` figure ÷ the B4 rate)
+    at the B4 figure in ``results`` (concurrency 4, median), so that re-measuring B4 needs no
+    new simulation: the games are what B7 measures, the minutes only a unit."""
+    b4, b7 = results.get("B4"), results.get("B7")
+    if not b4 or not b7:
+        return
+    rates = {figure["key"]: figure for figure in b4["figures"]}  # type: ignore[index, union-attr]
+    if "games_c4" not in rates:
+        return
+    rate = statistics.median(rates["games_c4"]["values"])
+    games = {figure["key"]: figure for figure in b7["figures"]}  # type: ignore[index, union-attr]
+    for key, figure in games.items():
+        source = games.get(key.removesuffix("_minutes") + "_games") if key.endswith("_minutes") else None
+        if source is not None:
+            figure["values"] = [value / rate / 60 for value in source["values"]]
+            figure["label"] = re.sub(r"\([0-9.]+ games/s\)", f"({rate:.1f} games/s)", figure["label"])
+    b7["b4_games_per_s"] = round(rate, 2)
+    b7["b4_source"] = f"B4 concurrency 4 median ({b4.get('run', 'undated')}); minutes rewritten from it by run.py"
+
+
 def write_report(
     results: dict[str, dict[str, object]], machine: dict[str, str], started: datetime, loads: tuple[str, str] | None
 ) -> None:
@@ -267,6 +290,9 @@ def main() -> None:
     began = time.perf_counter()
     for key in [] if args.report_only else args.only or BENCHES:
         results[key] = run_bench(key, reps, args.quick, args.sandbox)
+        RESULTS.write_text(json.dumps(results, indent=1))
+    if "B4" in results and "B7" in results:
+        b7_minutes_at_b4_rate(results)
         RESULTS.write_text(json.dumps(results, indent=1))
     load_end = " ".join(f"{x:.2f}" for x in os.getloadavg())
     machine = common.machine()
