@@ -206,16 +206,22 @@ def _in_view(**view_fields: Any) -> bytes:
 
 
 _rules_part = functools.lru_cache(maxsize=16)(lambda rules: _in_view(rules=_rules_proto(rules)))
+def _by_value(encode: Callable[[Any], bytes], size: int) -> Callable[[Any], bytes]:
+    """``encode`` memoised by identity, then by value (the same event, play or action
+    recurs from game to game in new objects)."""
+    return _by_identity(functools.lru_cache(maxsize=size)(encode), 4096)
+
+
 _hand_part = _by_identity(lambda card: _in_view(hand=[_CARD[card]]), 1024)
 # The current trick is new after every action, its plays are not: it is sent as its leader
 # and winner, then one part per play (the parts merge into one ``current_trick``).
 _current_trick_head = functools.lru_cache(maxsize=256)(
     lambda leader, winner: _in_view(current_trick=pb.Trick(leader=leader, winner=winner))
 )
-_current_play_part = _by_identity(lambda play: _in_view(current_trick=pb.Trick(plays=[_play_to_proto(play)])), 4096)
+_current_play_part = _by_value(lambda play: _in_view(current_trick=pb.Trick(plays=[_play_to_proto(play)])), 4096)
 _completed_trick_part = _by_identity(lambda trick: _in_view(completed_tricks=[_trick_to_proto(trick)]), 4096)
-_event_part = _by_identity(lambda event: _in_request(events=[event_to_proto(event)]), 4096)
-_legal_part = _by_identity(lambda action: _in_request(legal=[action_to_proto(action)]), 4096)
+_event_part = _by_value(lambda event: _in_request(events=[event_to_proto(event)]), 4096)
+_legal_part = _by_value(lambda action: _in_request(legal=[action_to_proto(action)]), 4096)
 
 
 def _trump_fields(view: SeatView) -> dict[str, Any]:
