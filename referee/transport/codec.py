@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import fields
 from typing import Any
 
@@ -167,13 +167,61 @@ def event_to_proto(event: Event) -> pb.Event:
 
 # --- the request -------------------------------------------------------------------
 
-# The parts most requests repeat, built once and copied into each request (the message
-# constructors copy them): the engine hands out the same events, completed tricks and
-# actions in view after view and seat after seat. Never changed once built. What they
-# save is measured in bench/NOTES.md ("Transport").
-_event_proto = functools.lru_cache(maxsize=1024)(event_to_proto)
-_trick_proto = functools.lru_cache(maxsize=1024)(_trick_to_proto)
-_action_proto = functools.lru_cache(maxsize=64)(action_to_proto)
+# The request is parsed from the protobuf encoding of its parts, joined: the protobuf
+# encoding of a message is the concatenation of its fields, and parsing concatenated
+# encodings merges them (repeated fields append in order, singular ones are set), so the
+# request equals the one built field by field, and the library serializes it again the
+# same way (tests/transport/test_wire.py checks the bytes). The parts most requests repeat
+# are encoded once each, by the generated classes, and looked up by object identity: the
+# engine hands out the same cards, events, tricks and actions in view after view and seat
+# after seat (hashing those frozen dataclasses of ``IntEnum`` fields, as a value-keyed
+# cache must, runs Python code per field). What this saves is measured in bench/NOTES.md.
+
+
+def _by_identity(encode: Callable[[Any], bytes], size: int) -> Callable[[Any], bytes]:
+    """``encode``, memoised by the argument's identity. The argument is kept with its bytes,
+    so its id cannot be reused while the entry exists; the table is emptied when it holds
+    ``size`` entries. Thread-safe under the GIL (a race only encodes twice)."""
+    memo: dict[int, tuple[Any, bytes]] = {}
+
+    def get(obj: Any) -> bytes:
+        hit = memo.get(id(obj))
+        if hit is not None and hit[0] is obj:
+            return hit[1]
+        encoded = encode(obj)
+        if len(memo) >= size:
+            memo.clear()
+        memo[id(obj)] = (obj, encoded)
+        return encoded
+
+    return get
+
+
+def _in_request(**request_fields: Any) -> bytes:
+    return pb.DecisionRequest(**request_fields).SerializeToString()
+
+
+def _in_view(**view_fields: Any) -> bytes:
+    return _in_request(view=pb.SeatView(**view_fields))
+
+
+_rules_part = functools.lru_cache(maxsize=16)(lambda rules: _in_view(rules=_rules_proto(rules)))
+def _by_value(encode: Callable[[Any], bytes], size: int) -> Callable[[Any], bytes]:
+    """``encode`` memoised by identity, then by value (the same event, play or action
+    recurs from game to game in new objects)."""
+    return _by_identity(functools.lru_cache(maxsize=size)(encode), 4096)
+
+
+_hand_part = _by_identity(lambda card: _in_view(hand=[_CARD[card]]), 1024)
+# The current trick is new after every action, its plays are not: it is sent as its leader
+# and winner, then one part per play (the parts merge into one ``current_trick``).
+_current_trick_head = functools.lru_cache(maxsize=256)(
+    lambda leader, winner: _in_view(current_trick=pb.Trick(leader=leader, winner=winner))
+)
+_current_play_part = _by_value(lambda play: _in_view(current_trick=pb.Trick(plays=[_play_to_proto(play)])), 4096)
+_completed_trick_part = _by_identity(lambda trick: _in_view(completed_tricks=[_trick_to_proto(trick)]), 4096)
+_event_part = _by_value(lambda event: _in_request(events=[event_to_proto(event)]), 4096)
+_legal_part = _by_value(lambda action: _in_request(legal=[action_to_proto(action)]), 4096)
 
 
 def _trump_fields(view: SeatView) -> dict[str, Any]:
@@ -208,33 +256,36 @@ def view_to_request(
         game_id=view.game_id,
         seat=view.seat,
         num_seats=view.num_seats,
-        rules=_rules_proto(view.rules),
         status=[STATUS_TO_PB[status] for status in view.status],
         dealer=view.dealer,
         round_number=view.round_number,
         cards_dealt=view.hand_size,
         turn_up=None if view.turn_up is None else _CARD[view.turn_up],
         trump_chooser=view.trump_chooser,
-        hand=[_CARD[card] for card in view.hand],
-        current_trick=None if view.current_trick is None else _trick_to_proto(view.current_trick),
-        completed_tricks=[_trick_proto(trick) for trick in view.completed_tricks],
         tricks_won=view.tricks_won,
         dog_life_used=view.dog_life_used,
         trick_number=0 if view.current_trick is None else view.trick_number,
         to_play=view.to_play,
         **_trump_fields(view),
     )
-    return pb.DecisionRequest(
+    head = pb.DecisionRequest(
         game_id=view.game_id,
         decision_number=decision_number,
         view=seat_view,
-        events=[_event_proto(event) for event in events],
         time_left_ms=max(0, int(time_left_ms)),
         bank_left_ms=max(0, int(bank_left_ms)),
         decision=pb.DECISION_KIND_UNSPECIFIED if view.decision is None else DECISION_TO_PB[view.decision],
-        legal=[_action_proto(action) for action in view.legal],
         last_decision_ms=None if last_decision_ms is None else max(0, round(last_decision_ms)),
     )
+    parts = [head.SerializeToString(), _rules_part(view.rules)]
+    parts += [_hand_part(card) for card in view.hand]
+    if view.current_trick is not None:
+        parts.append(_current_trick_head(view.current_trick.leader, view.current_trick.winner))
+        parts += [_current_play_part(play) for play in view.current_trick.plays]
+    parts += [_completed_trick_part(trick) for trick in view.completed_tricks]
+    parts += [_event_part(event) for event in events]
+    parts += [_legal_part(action) for action in view.legal]
+    return pb.DecisionRequest.FromString(b"".join(parts))
 
 
 # --- the reply ---------------------------------------------------------------------

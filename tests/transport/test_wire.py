@@ -298,3 +298,17 @@ def test_negative_times_are_sent_as_zero() -> None:
     view, events, _ = next(asked_in_game(3, Rules(), 1))
     request = view_to_request(view, events, 0, -5, -1)
     assert (request.time_left_ms, request.bank_left_ms) == (0, 0)
+
+
+def test_changing_a_request_changes_no_later_one() -> None:
+    """The codec keeps the encodings of the parts it sees again (by object identity): a
+    request the caller changes must not leak into the next request of the same objects."""
+    view, events, number = next(item for item in asked_in_game(4, Rules(), 3) if item[0].current_trick and item[0].completed_tricks and item[1])
+    first = view_to_request(view, events, number, 1000, 40)
+    expected = first.SerializeToString()
+    first.view.hand[0].rank = pb.ACE if first.view.hand[0].rank != pb.ACE else pb.TWO
+    first.view.current_trick.plays.add(seat=3, passed=True)
+    first.view.completed_tricks[0].leader += 1
+    first.events.add(passed=pb.Passed(seat=1))
+    first.legal.add(pass_trick=pb.Pass())
+    assert view_to_request(view, events, number, 1000, 40).SerializeToString() == expected
