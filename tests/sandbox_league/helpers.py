@@ -22,7 +22,7 @@ from rich.console import Console
 from referee.cli.setup import league_spec, open_results
 from referee.config import load_config
 from referee.league import run_league
-from referee.records import ActionRecord, GameRecord
+from referee.records import ActionRecord, FaultRecord, GameRecord
 from referee.sandbox.bwrap import SLOT_UIDS
 from referee.schedule import make_fixtures
 from referee.store import ResultsStore
@@ -157,13 +157,18 @@ def mine(record: GameRecord, bot: str = BAD) -> list[tuple[int, ActionRecord]]:
     return [(index, action) for index, action in enumerate(record.actions) if action.seat == seat]
 
 
+def faults_of(record: GameRecord, bot: str = BAD) -> list[FaultRecord]:
+    """The faults of ``bot`` in one game, in the order they were recorded."""
+    return [fault for fault in record.faults if fault.bot == bot]
+
+
 def assert_league_intact(records: Sequence[GameRecord]) -> None:
     """Every fixture has a stored record with placements, and the other bot's decisions
     were all its own, answered, un-faulted."""
     assert sorted(record.fixture for record in records) == list(range(GAMES)), "every game of the league is stored"
     for record in records:
         assert sorted(record.placements)[0] == 1 and len(record.placements) == 2, record.placements
-        assert not [fault for fault in record.faults if fault.bot == OTHER], record.faults
+        assert not faults_of(record, OTHER), record.faults
         theirs = [action for _, action in mine(record, OTHER)]
         assert theirs and all(action.fault is None and action.ms is not None for action in theirs)
 

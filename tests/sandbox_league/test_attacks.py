@@ -28,6 +28,7 @@ from tests.sandbox_league.helpers import (
     assert_league_intact,
     assert_no_process_left,
     assert_sandboxed,
+    faults_of,
     mine,
     run_in_process,
     write_league,
@@ -44,7 +45,7 @@ def _homes_left(league: League) -> list[Path]:
 def _bad_faults(league: League) -> list[list[str]]:
     records, _ = run_in_process(league)
     assert_league_intact(records)
-    return [[fault.kind for fault in record.faults if fault.bot == BAD] for record in records]
+    return [[fault.kind for fault in faults_of(record)] for record in records]
 
 
 def test_class1_a_bot_linking_its_socket_to_another_bots_socket_gets_a_startup_fault(short_tmp: Path, staged: Staged) -> None:
@@ -53,7 +54,7 @@ def test_class1_a_bot_linking_its_socket_to_another_bots_socket_gets_a_startup_f
     assert_league_intact(records)
     assert_sandboxed(league)
     for record in records:
-        faults = [fault for fault in record.faults if fault.bot == BAD]
+        faults = faults_of(record)
         assert [fault.kind for fault in faults] == ["startup"], faults
         assert "is a symbolic link, not a socket it bound" in faults[0].detail, faults[0].detail
         assert all(action.ms is None for _, action in mine(record)), "the referee plays its seat: no process answered for it"
@@ -88,7 +89,7 @@ def test_class3_the_home_is_bounded_in_total(short_tmp: Path, staged: Staged) ->
     assert_league_intact(records)
     assert_sandboxed(league)
     for record in records:
-        faults = [fault for fault in record.faults if fault.bot == BAD]
+        faults = faults_of(record)
         assert [fault.kind for fault in faults] == ["malformed"], faults
         wrote = faults[0].detail.split("WROTE ", 1)[1].split()
         assert int(wrote[0]) <= 16 * 1024 * 1024 and wrote[1] == "OSError:28", wrote  # ENOSPC at home_mb
@@ -107,7 +108,7 @@ def test_class7_bot_text_reaches_no_terminal_unescaped(short_tmp: Path, staged: 
     records, _ = run_in_process(league)
     assert_league_intact(records)
     for record in records:
-        faults = [fault for fault in record.faults if fault.bot == BAD]
+        faults = faults_of(record)
         assert [fault.kind for fault in faults] == ["malformed"], faults
         assert "\x1b[2J" in faults[0].detail, "the record keeps the bot's text as it was"
     done = run_referee("faults", str(league.results))
@@ -163,7 +164,7 @@ def test_class6_two_bots_cannot_pass_a_hand_through_file_locks(short_tmp: Path, 
         assert [fault.kind for fault in faults] == ["malformed"], record.faults
         report = json.loads(faults[0].detail.split("CHANNEL ", 1)[1])
         assert report == {"flock": "EPERM", "lockf": "EPERM", "inotify": "EPERM", "userns": "EPERM"}, report
-        assert not [fault for fault in record.faults if fault.bot == BAD]
+        assert not faults_of(record)
     assert "flock_bot send: flock EPERM" in league.log_text()
     assert "seccomp on" in league.log_text()
     assert_no_process_left(staged.dir)
@@ -282,7 +283,7 @@ def test_class4_rlimits_never_runs_a_bot_as_root(short_tmp: Path, staged: Staged
     assert "share the host's /tmp (not size-limited)" in screen, "the warning lists what is lost"
     assert sorted(record.fixture for record in records) == [0, 1]
     for record in records:
-        faults = [fault for fault in record.faults if fault.bot == BAD]
+        faults = faults_of(record)
         assert [fault.kind for fault in faults] == ["startup"], faults
         assert "would have to run it as root" in faults[0].detail and 'mode = "bwrap"' in faults[0].detail
         assert all(action.ms is None for _, action in mine(record)), "no process of it played"

@@ -16,6 +16,7 @@ from tests.sandbox_league.helpers import (
     assert_league_intact,
     assert_no_process_left,
     assert_sandboxed,
+    faults_of,
     mine,
     run_in_process,
     write_league,
@@ -31,7 +32,7 @@ def test_row13_malformed_replies_are_malformed_faults_with_fallbacks_and_no_kill
     assert_sandboxed(league)
     for record in records:
         decisions = mine(record)
-        faults = [fault for fault in record.faults if fault.bot == BAD]
+        faults = faults_of(record)
         assert [fault.kind for fault in faults] == ["malformed"] * 3, faults
         assert [fault.decision for fault in faults] == [index for index, _ in decisions[2:5]]
         no_action, not_an_action, status = (fault.detail for fault in faults)
@@ -51,7 +52,7 @@ def test_row14_an_illegal_card_is_an_illegal_fault_with_a_fallback_and_no_kill(s
     assert_league_intact(records)
     assert_sandboxed(league)
     for record in records:
-        faults = [fault for fault in record.faults if fault.bot == BAD]
+        faults = faults_of(record)
         assert faults and {fault.kind for fault in faults} == {"illegal"}, faults
         for fault in faults:
             assert fault.decision is not None and "is not legal here; legal:" in fault.detail, fault.detail
@@ -70,7 +71,7 @@ def test_row16_a_clean_exit_mid_game_is_a_crash_and_a_restart_before_the_next_ga
     assert_sandboxed(league)
     for record in records:
         decisions = mine(record)
-        faults = [fault for fault in record.faults if fault.bot == BAD]
+        faults = faults_of(record)
         assert [fault.kind for fault in faults] == ["crash"], faults
         assert faults[0].decision == decisions[4][0]
         assert "exited with code 0" in faults[0].detail, faults[0].detail

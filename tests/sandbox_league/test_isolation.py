@@ -22,6 +22,7 @@ from tests.sandbox_league.helpers import (
     assert_league_intact,
     assert_no_process_left,
     assert_sandboxed,
+    faults_of,
     mine,
     run_in_process,
     write_league,
@@ -38,7 +39,7 @@ def snoop_reports(league: League) -> list[dict[str, Any]]:
     assert_sandboxed(league)
     reports = []
     for record in records:
-        faults = [fault for fault in record.faults if fault.bot == BAD]
+        faults = faults_of(record)
         assert [fault.kind for fault in faults] == ["malformed"], faults
         assert faults[0].decision == mine(record)[2][0]
         assert "gRPC status INTERNAL: bot raised RuntimeError: SNOOP " in faults[0].detail, faults[0].detail

@@ -17,6 +17,7 @@ from tests.sandbox_league.helpers import (
     assert_league_intact,
     assert_no_process_left,
     assert_sandboxed,
+    faults_of,
     mine,
     run_in_process,
     write_league,
@@ -30,7 +31,7 @@ def crash_faults(league: League) -> list[str]:
     """The detail of the bot's one crash fault in each game (asserting there is one)."""
     details = []
     for record in league.records():
-        faults = [fault for fault in record.faults if fault.bot == BAD]
+        faults = faults_of(record)
         assert [fault.kind for fault in faults] == ["crash"], faults
         assert faults[0].decision == mine(record)[2][0], "it crashed on its 3rd decision"
         later = [action for _, action in mine(record)[3:]]

@@ -25,6 +25,7 @@ from tests.sandbox_league.helpers import (
     assert_league_intact,
     assert_no_process_left,
     assert_sandboxed,
+    faults_of,
     mine,
     run_in_process,
     write_league,
@@ -39,7 +40,7 @@ def test_row1_a_bot_that_never_creates_its_socket_is_a_startup_fault_with_its_st
     assert_league_intact(records)
     assert_sandboxed(league)
     for record in records:
-        faults = [fault for fault in record.faults if fault.bot == BAD]
+        faults = faults_of(record)
         assert [fault.kind for fault in faults] == ["startup"], faults
         fault = faults[0]
         assert fault.decision is None
@@ -66,7 +67,7 @@ def test_rows2_3_a_bot_stuck_in_a_decision_times_out_and_loses_its_slot(short_tm
     assert_sandboxed(league)
     for record in records:
         decisions = mine(record)
-        faults = [fault for fault in record.faults if fault.bot == BAD]
+        faults = faults_of(record)
         assert [fault.kind for fault in faults] == ["timeout"] * 3, "league preset: the 3rd fault forfeits"
         assert all("deadline of 1100 ms exceeded" in fault.detail and "DEADLINE_EXCEEDED" in fault.answer for fault in faults)
         assert [fault.decision for fault in faults] == [index for index, _ in decisions[2:5]], "from its 3rd decision on"
@@ -105,7 +106,7 @@ def test_row15_a_late_answer_is_discarded_and_the_process_keeps_its_slot(short_t
     for record in records:
         rerun(record)  # the record replays: no late card was ever applied
         decisions = mine(record)
-        faults = [fault for fault in record.faults if fault.bot == BAD]
+        faults = faults_of(record)
         assert [fault.kind for fault in faults] == ["timeout"]
         assert faults[0].decision == decisions[1][0] and "DEADLINE_EXCEEDED" in faults[0].answer
         next_index, next_action = decisions[2]
