@@ -33,12 +33,12 @@ def main() -> None:
     import trio
 
     from fixtures import instant_bots, league_spec, realistic_request
-    import referee.league
-    from referee.league import play_fixture
-    from referee.pool import BotPool
-    from referee.schedule import make_fixtures
+    import referee.league.run
     from referee._proto.knockout_whist.v1 import bot_pb2 as pb
     from referee._proto.knockout_whist.v1 import bot_pb2_grpc as pb_grpc
+    from referee.league.pool import BotPool
+    from referee.league.run import play_fixture
+    from referee.schedule.make import make_fixtures
     from referee.transport.client import CHANNEL_OPTIONS
 
     game_cpu = [0.0]  # the games' threads, whole
@@ -71,11 +71,11 @@ def main() -> None:
 
         self._decide = timed_decide
 
-    referee.league.play_match = timed_game(referee.league.play_match)  # type: ignore[assignment]
+    referee.league.run.play_match = timed_game(referee.league.run.play_match)  # type: ignore[assignment]
     BotClient.__init__ = timed_client  # type: ignore[method-assign]
 
-    from referee.game import Game
-    from referee.match import play_match
+    from referee.game.engine import Game
+    from referee.league.match import play_match
 
     class LocalPlayer:
         """A seat whose Decide call is answered in this thread: the bot's first legal action."""

@@ -23,8 +23,8 @@ SPIEL_GAMES = 1500
 
 def ours(games: int, first_seed: int) -> tuple[float, int]:
     """(decisions/s, decisions) of ``games`` random 4-player games."""
-    from referee.game import Game
-    from referee.rules import Rules
+    from referee.game.engine import Game
+    from referee.game.rules import Rules
 
     rules = Rules()
     choose = random.Random(first_seed).choice

@@ -26,9 +26,9 @@ def league(concurrency: int, games: int, mode: str, seed: int) -> tuple[float, f
     import trio
 
     from fixtures import NullReporter, league_spec
-    from referee.league import run_league
-    from referee.schedule import make_fixtures
-    from referee.store import ResultsStore
+    from referee.league.run import run_league
+    from referee.results.store import ResultsStore
+    from referee.schedule.make import make_fixtures
 
     names = [f"bot{index}" for index in range(8)]
     warmup = 3 * concurrency

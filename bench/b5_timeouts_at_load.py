@@ -32,14 +32,14 @@ def league(work: str, games: int, mode: str, seed: int, move_ms: int) -> tuple[i
     import trio
 
     from fixtures import NullReporter
-    from referee.faults import FaultPolicy
-    from referee.league import LeagueSpec, run_league
-    from referee.pool import BotEntry
-    from referee.rules import Rules
+    from referee.game.faults import FaultPolicy
+    from referee.game.rules import Rules
+    from referee.game.timecontrol import TimeControl
+    from referee.league.pool import BotEntry
+    from referee.league.run import LeagueSpec, run_league
+    from referee.results.store import ResultsStore
     from referee.sandbox import SandboxSettings, resolve_mode
-    from referee.schedule import make_fixtures
-    from referee.store import ResultsStore
-    from referee.timecontrol import TimeControl
+    from referee.schedule.make import make_fixtures
 
     names = [f"half{index}" for index in range(8)]
     fixtures = make_fixtures(names, 4, deals=1, seed=seed)[:games]

@@ -4,8 +4,8 @@ check the honesty of the standings and measure what ordering a class costs.
 Bots are seeded strategies of known strength: at each decision with more than one legal
 action, a bot of strength s plays the sample heuristic bot's choice with probability s,
 else a uniformly random legal action. Leagues use the movement format at tables of 4
-(:mod:`referee.movement`: 30 bots -> 15 tables, 60 games a round, 8 games and 2 units per
-bot), and the statistics of :mod:`referee.uncertainty` (what the standings print),
+(:mod:`referee.schedule.movement`: 30 bots -> 15 tables, 60 games a round, 8 games and 2 units per
+bot), and the statistics of :mod:`referee.standings.uncertainty` (what the standings print),
 computed from each bot's units (a deal's rotations at one table). Every league has its
 own seed; the leagues run in parallel processes (``--workers``, default all cores) and are
 aggregated in seed order, so the figures do not depend on the worker count.
@@ -21,17 +21,17 @@ Figures:
   deals (no rotation) over that with duplicate deals, at equal games;
 - **sequential stop vs fixed budget** (scenarios ``two``, ``tiers``, ``class``): a league
   is played round by round; after each round every adjacent-tier pair (a bot of tier t
-  against one of tier t+1) gets :func:`referee.uncertainty.sprt` at the scenario's margin,
+  against one of tier t+1) gets :func:`referee.standings.uncertainty.sprt` at the scenario's margin,
   ``tests`` = the number of such pairs, from round ``--first-look`` on (a decision made
   earlier, on too few units, is only counted). The league stops *ordered* when all are
   AHEAD, *failed* when any is LEVEL (counted as not ordered), and is cut at
   ``--max-rounds``. The fixed budget is the fewest rounds after which one look with the
-  fixed test (:func:`referee.uncertainty.separated` at 95%, Bonferroni over the same
+  fixed test (:func:`referee.standings.uncertainty.separated` at 95%, Bonferroni over the same
   pairs) orders the tiers in 95% of the leagues (computed exactly for ``two`` and
   ``tiers``: leagues that stopped earlier are replayed, same seeds, up to that round);
-- **league stop** (as ``referee run`` uses it): :func:`referee.uncertainty.top_verdicts`
+- **league stop** (as ``referee run`` uses it): :func:`referee.standings.uncertainty.top_verdicts`
   over the ranking by points per game, places 1 and 3, margin
-  :data:`referee.uncertainty.MARGIN`; stopped when no verdict is OPEN. With identical bots
+  :data:`referee.standings.uncertainty.MARGIN`; stopped when no verdict is OPEN. With identical bots
   any AHEAD is a false separation; with tiers, an AHEAD whose first bot is not of a
   stronger tier than the second is a wrong declared order;
 - **class figure**: scenario ``class`` (tiers ~0.1 points per game apart) in games and
@@ -73,12 +73,12 @@ sys.path.insert(0, str(common.ROOT / "sample_bots" / "python"))
 from heuristic_bot import HeuristicBot  # noqa: E402
 from scipy.stats import norm  # noqa: E402
 
-from referee.game import Game  # noqa: E402
-from referee.movement import movement_rounds  # noqa: E402
-from referee.rules import Rules  # noqa: E402
-from referee.schedule import Fixture, deal_hash  # noqa: E402
-from referee.uncertainty import CONFIDENCE, MARGIN, Interval, Verdict, interval, pairs_of, separated, sprt, top_verdicts  # noqa: E402
-from referee.views import Action, ChooseTrump, DecisionKind, Pass, Play  # noqa: E402
+from referee.game.engine import Game  # noqa: E402
+from referee.game.rules import Rules  # noqa: E402
+from referee.game.views import Action, ChooseTrump, DecisionKind, Pass, Play  # noqa: E402
+from referee.schedule.fixture import Fixture, deal_hash  # noqa: E402
+from referee.schedule.movement import movement_rounds  # noqa: E402
+from referee.standings.uncertainty import CONFIDENCE, MARGIN, Interval, Verdict, interval, pairs_of, separated, sprt, top_verdicts  # noqa: E402
 
 B4_GAMES_PER_S = 10.6  # fallback when bench/results.json has no B4 figure (concurrency 4, median)
 RULES = Rules()
@@ -300,13 +300,13 @@ def run_task(task: Task) -> Outcome | None:
 
 
 def _bounds(tests: int) -> tuple[float, float]:
-    from referee.uncertainty import sprt_bounds
+    from referee.standings.uncertainty import sprt_bounds
 
     return sprt_bounds(tests, CONFIDENCE)
 
 
 def _llr(first: Interval, second: Interval, margin: float) -> float:
-    from referee.uncertainty import sprt_llr
+    from referee.standings.uncertainty import sprt_llr
 
     value = sprt_llr(first, second, margin)
     return -math.inf if value is None else value

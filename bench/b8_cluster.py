@@ -72,9 +72,9 @@ def league(runner: object, name: str, games: int, mode: str, seed: int) -> tuple
     import trio
 
     from fixtures import league_spec
-    from referee.league import run_league
-    from referee.schedule import make_fixtures
-    from referee.store import ResultsStore
+    from referee.league.run import run_league
+    from referee.results.store import ResultsStore
+    from referee.schedule.make import make_fixtures
 
     names = [f"bot{index}" for index in range(8)]
     warmup = 3 * CONCURRENCY

@@ -2,7 +2,7 @@
 
 Everything goes through the referee's real code: requests are built by
 ``referee.transport.codec`` from a real game's view, bots are started by
-``referee.sandbox.launch``, leagues are run by ``referee.league``.
+``referee.sandbox.launch``, leagues are run by ``referee.league.run``.
 """
 
 from __future__ import annotations
@@ -15,14 +15,14 @@ from pathlib import Path
 import common  # noqa: F401  (puts the repository root on sys.path)
 
 from referee._proto.knockout_whist.v1 import bot_pb2 as pb
-from referee.faults import FaultPolicy
-from referee.game import Game
-from referee.league import LeagueSpec
-from referee.pool import BotEntry
-from referee.rules import Rules
+from referee.game.engine import Game
+from referee.game.faults import FaultPolicy
+from referee.game.rules import Rules
+from referee.game.timecontrol import TimeControl
+from referee.game.views import Event, SeatView
+from referee.league.pool import BotEntry
+from referee.league.run import LeagueSpec
 from referee.sandbox import BotProcess, SandboxSettings, launch
-from referee.timecontrol import TimeControl
-from referee.views import Event, SeatView
 
 # A decision in the middle of round 1 of a 4-player game: 7-card hands, two tricks done,
 # the seat second to play to the third trick, with the public events since its last turn.

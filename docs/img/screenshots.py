@@ -18,8 +18,8 @@ from rich.console import Console
 from rich.terminal_theme import MONOKAI
 
 from referee.report.live import live_view, placement_line, progress_bar
-from referee.standings import compute_standings
-from referee.store import ResultsStore
+from referee.results.store import ResultsStore
+from referee.standings.table import compute_standings
 from referee.web.export import export_html
 
 HERE = Path(__file__).parent

@@ -31,18 +31,18 @@ from referee.botkit.helpers import can_pass, legal_cards, legal_suits, trick_win
 from referee.botkit.server import listen_address, serve, start
 
 if TYPE_CHECKING:
-    from referee.cards import Card, Rank, Suit
-    from referee.views import DecisionKind, Event, SeatStatus, SeatView, Trick
+    from referee.game.cards import Card, Rank, Suit
+    from referee.game.views import DecisionKind, Event, SeatStatus, SeatView, Trick
 
 _LOADED_ON_USE = {
-    "Card": "referee.cards",
-    "Rank": "referee.cards",
-    "Suit": "referee.cards",
-    "DecisionKind": "referee.views",
-    "Event": "referee.views",
-    "SeatStatus": "referee.views",
-    "SeatView": "referee.views",
-    "Trick": "referee.views",
+    "Card": "referee.game.cards",
+    "Rank": "referee.game.cards",
+    "Suit": "referee.game.cards",
+    "DecisionKind": "referee.game.views",
+    "Event": "referee.game.views",
+    "SeatStatus": "referee.game.views",
+    "SeatView": "referee.game.views",
+    "Trick": "referee.game.views",
 }
 
 

@@ -1,7 +1,7 @@
 """One decision on the bot's side: the request becomes a :class:`SeatView` (by
 ``referee.transport.decode``), the bot is asked, its answer becomes an ``Action`` message.
 
-This is the part of the kit that needs the game's types (``referee.views``, ``cards``,
+This is the part of the kit that needs the game's types (``referee.game.views``, ``cards``,
 ``rules``) and the request decoder; :mod:`referee.botkit.server` loads it in the
 background once the bot listens, so that a bot answers Hello without waiting for it
 (docs/design.md §4).
@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from referee._proto.knockout_whist.v1 import bot_pb2 as pb
 from referee.botkit.bot import Bot
-from referee.cards import Card, Suit
+from referee.game.cards import Card, Suit
+from referee.game.views import Action, ChooseTrump, DecisionKind, Pass, Play
 from referee.transport import decode
-from referee.views import Action, ChooseTrump, DecisionKind, Pass, Play
 
 
 def decide(bot: Bot, request: pb.DecisionRequest) -> pb.Action:

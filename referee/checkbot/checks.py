@@ -27,16 +27,16 @@ import trio
 import referee
 from referee.checkbot.describe import describe_request, legal_answers
 from referee.checkbot.situations import Situation, build_situations, finish
-from referee.faults import FaultPolicy
-from referee.league import LeagueSpec, play_fixture
-from referee.pool import BotEntry, BotPool, Lease, StartFailure
-from referee.records import FaultRecord
-from referee.rules import Rules
+from referee.game.faults import FaultPolicy
+from referee.game.records import FaultRecord
+from referee.game.rules import Rules
+from referee.game.timecontrol import TimeControl
+from referee.game.views import format_action
+from referee.league.pool import BotEntry, BotPool, Lease, StartFailure
+from referee.league.run import LeagueSpec, play_fixture
 from referee.sandbox import SandboxSettings
-from referee.schedule import Fixture
-from referee.timecontrol import TimeControl
+from referee.schedule.fixture import Fixture
 from referee.transport.replies import Reply
-from referee.views import format_action
 
 Status = Literal["pass", "fail", "skip"]
 

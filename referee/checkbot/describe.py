@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from referee.cards import Rank, Suit
+from referee.game.cards import Rank, Suit
 
 _RANKS = {rank.name: rank.letter for rank in Rank}
 _SUITS = {suit.name: suit.letter for suit in Suit}

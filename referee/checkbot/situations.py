@@ -12,11 +12,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from referee.cards import CARDS, Card, Suit, parse_card, parse_cards
-from referee.dealing import deal
-from referee.game import Game
-from referee.rules import Rules
-from referee.views import Action, ChooseTrump, DecisionKind, Event, Pass, Play, SeatStatus, SeatView, parse_action
+from referee.game.cards import CARDS, Card, Suit, parse_card, parse_cards
+from referee.game.dealing import deal
+from referee.game.engine import Game
+from referee.game.rules import Rules
+from referee.game.views import Action, ChooseTrump, DecisionKind, Event, Pass, Play, SeatStatus, SeatView, parse_action
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from referee.config import resolve_command
 from referee.errors import ConfigError
-from referee.pool import BotEntry
+from referee.league.pool import BotEntry
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLE_DIR = REPO / "sample_bots"

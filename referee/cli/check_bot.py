@@ -15,11 +15,11 @@ from referee.cli.botspec import SAMPLE_BOTS, parse_bot
 from referee.cli.setup import run_trio, shutdown_guard
 from referee.config import rules_from_options
 from referee.errors import ConfigError
-from referee.pool import BotEntry
+from referee.game.timecontrol import TimeControl
+from referee.league.pool import BotEntry
 from referee.report.console import make_console
 from referee.report.safe_text import safe_markup
 from referee.sandbox import SandboxSettings, resolve_mode
-from referee.timecontrol import TimeControl
 
 OPPONENTS = ("heuristic", "random")
 MARKS = {"pass": "[bold green]PASS[/]", "fail": "[bold red]FAIL[/]", "skip": "[yellow]SKIP[/]"}

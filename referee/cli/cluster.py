@@ -20,4 +20,4 @@ def open_cluster_runner(config: LeagueConfig, address: str | None) -> ClusterRun
     from referee.cluster import open_cluster
 
     shared = config.cluster is not None and config.cluster.bots == "shared"
-    return open_cluster(address, sandbox=config.sandbox_settings(), shared=shared)
+    return open_cluster(address, sandbox=config.sandbox, shared=shared)

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from referee.report.console import make_console
-from referee.store import ResultsStore
+from referee.results.store import ResultsStore
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

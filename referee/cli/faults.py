@@ -9,10 +9,10 @@ import sys
 from pathlib import Path
 
 from referee.errors import ConfigError
-from referee.records import FAULT_KINDS
+from referee.game.records import FAULT_KINDS
 from referee.report.console import make_console
 from referee.report.faults import faults_csv, faults_json, find_logs, print_faults, print_summary
-from referee.store import ResultsStore
+from referee.results.store import ResultsStore
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

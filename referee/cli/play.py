@@ -12,19 +12,19 @@ from referee.report.console import make_console
 from referee.cli.botspec import SAMPLE_BOTS, parse_bots
 from referee.cli.setup import run_trio, shutdown_guard
 from referee.config import rules_from_options
-from referee.dealfile import deal_rules, read_deal
 from referee.errors import ConfigError
-from referee.faults import FaultPolicy
-from referee.league import LeagueSpec, play_fixture
-from referee.pool import BotPool
+from referee.game.faults import FaultPolicy
+from referee.game.timecontrol import TimeControl
+from referee.league.pool import BotPool
+from referee.league.run import LeagueSpec, play_fixture
 from referee.report.live import placement_line
 from referee.report.standings_table import print_standings
 from referee.report.trace import print_trace
+from referee.results.dealfile import deal_rules, read_deal
+from referee.results.store import ResultsStore
 from referee.sandbox import SandboxSettings, resolve_mode
-from referee.schedule import Fixture
-from referee.standings import compute_standings
-from referee.store import ResultsStore
-from referee.timecontrol import TimeControl
+from referee.schedule.fixture import Fixture
+from referee.standings.table import compute_standings
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

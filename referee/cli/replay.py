@@ -24,16 +24,16 @@ from rich.markup import escape
 from rich.table import Table
 
 from referee.config.schema import FaultsModel, TimeModel
-from referee.dealfile import deal_from_record, format_deal
 from referee.errors import ConfigError, IllegalAction, StoreError
-from referee.gamelog import rerun, round_summary
-from referee.records import GameRecord
+from referee.game.gamelog import rerun, round_summary
+from referee.game.records import GameRecord
+from referee.game.timecontrol import TimeControl
 from referee.report.console import make_console
 from referee.report.seat_requests import seat_requests
 from referee.report.trace import print_trace
 from referee.report.transcript import print_transcript
-from referee.store import ResultsStore
-from referee.timecontrol import TimeControl
+from referee.results.dealfile import deal_from_record, format_deal
+from referee.results.store import ResultsStore
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -15,12 +15,13 @@ from referee.report.console import make_console
 
 from referee.cli.cluster import open_cluster_runner
 from referee.cli.setup import league_spec, open_results, run_trio, shutdown_guard, store_standings
-from referee.budget import MovementRounds, movement_line, too_long_warning
 from referee.config import load_config
-from referee.league import run_league
+from referee.league.budget import MovementRounds, movement_line, too_long_warning
+from referee.league.run import run_league
 from referee.report.live import make_reporter
 from referee.report.standings_table import print_standings
-from referee.schedule import Fixture, make_fixtures
+from referee.schedule.fixture import Fixture
+from referee.schedule.make import make_fixtures
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

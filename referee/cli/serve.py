@@ -8,7 +8,7 @@ from pathlib import Path
 import trio
 
 from referee.report.console import make_console
-from referee.store import ResultsStore
+from referee.results.store import ResultsStore
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

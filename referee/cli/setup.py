@@ -18,14 +18,14 @@ import trio
 from rich.console import Console
 
 from referee import sandbox
-from referee.botcode import code_fingerprints
 from referee.config import LeagueConfig
 from referee.errors import Interrupted
-from referee.league import LeagueSpec
-from referee.pool import BotEntry
-from referee.standings import Standings, compute_standings
-from referee.store import ResultsStore
-from referee.uncertainty import CONFIDENCE
+from referee.league.botcode import code_fingerprints
+from referee.league.pool import BotEntry
+from referee.league.run import LeagueSpec
+from referee.results.store import ResultsStore
+from referee.standings.table import Standings, compute_standings
+from referee.standings.uncertainty import CONFIDENCE
 
 T = TypeVar("T")
 
@@ -41,7 +41,7 @@ def results_path(config: LeagueConfig, override: Path | None) -> Path:
 def league_spec(config: LeagueConfig, console: Console, *, concurrency: int | None = None, results: Path | None = None) -> LeagueSpec:
     """Validate what the config cannot check alone (the sandbox mode on this host) and
     build the runner's spec. Prints the sandbox warning line, if any."""
-    settings = config.sandbox_settings()
+    settings = config.sandbox
     mode, warning = sandbox.resolve_mode(settings)
     if warning:
         console.print(f"[yellow]{warning}[/]")
@@ -70,7 +70,7 @@ def league_spec(config: LeagueConfig, console: Console, *, concurrency: int | No
 
 def open_results(config: LeagueConfig, override: Path | None, *, resume: bool, spec: LeagueSpec | None = None) -> ResultsStore:
     """The league's results store. With ``spec``, each bot's code is fingerprinted
-    (:mod:`referee.botcode`) and a resume refuses bots whose code changed."""
+    (:mod:`referee.league.botcode`) and a resume refuses bots whose code changed."""
     path = results_path(config, override)
     code = None
     if spec is not None:

@@ -12,10 +12,10 @@ from rich.markup import escape
 
 from referee.report.console import make_console
 
+from referee.game.rules import Rules
 from referee.report.standings_table import print_standings
-from referee.rules import Rules
-from referee.standings import compute_standings
-from referee.store import ResultsStore
+from referee.results.store import ResultsStore
+from referee.standings.table import compute_standings
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -1,4 +1,4 @@
-"""The coordinator of a cluster league (docs/cluster.md): a :class:`referee.league.FixtureRunner`
+"""The coordinator of a cluster league (docs/cluster.md): a :class:`referee.league.run.FixtureRunner`
 that sends fixtures to a Dask cluster and gets each game's record back.
 
 Each fixture is one Dask task (:func:`referee.cluster.worker.play_on_worker`); the bots'
@@ -23,10 +23,10 @@ from distributed import Client, Future, as_completed
 from referee.cluster.bundle import BotBundle, bundle_bot
 from referee.cluster.worker import STARTED_TOPIC, LeagueJob, close_league, play_on_worker
 from referee.errors import RefereeError
-from referee.league import Finished, LeagueSpec, Started
-from referee.records import GameRecord
+from referee.game.records import GameRecord
+from referee.league.run import Finished, LeagueSpec, Started
 from referee.sandbox import SandboxSettings
-from referee.schedule import Fixture
+from referee.schedule.fixture import Fixture
 
 
 class ClusterError(RefereeError):

@@ -2,10 +2,10 @@
 once per fixture; a game runs wholly on the worker and its record goes back as JSON.
 
 Each worker process keeps one trio loop on a thread of its own, holding a
-:class:`referee.pool.BotPool` per league, so the bot processes it starts are reused
+:class:`referee.league.pool.BotPool` per league, so the bot processes it starts are reused
 across the games it plays, as on one machine (docs/design.md §6). A Dask task thread hands
 its fixture to that loop and waits; the game's match loop runs on a thread of its own
-(:mod:`referee.gamethread`), so time control is measured here, next to the bots.
+(:mod:`referee.league.gamethread`), so time control is measured here, next to the bots.
 
 Before a bot's first start on this worker its folder is unpacked and its hash checked
 (:mod:`referee.cluster.bundle`); a bot whose hash differs is never started: each of its
@@ -28,9 +28,9 @@ from typing import Any
 import trio
 
 from referee.cluster.bundle import BotBundle, BundleMismatch, relocate, unpack
-from referee.league import LeagueSpec, play_fixture
-from referee.pool import BotEntry, BotPool, Lease, StartFailure
-from referee.schedule import Fixture
+from referee.league.pool import BotEntry, BotPool, Lease, StartFailure
+from referee.league.run import LeagueSpec, play_fixture
+from referee.schedule.fixture import Fixture
 
 STARTED_TOPIC = "kwhist-game-started"  # Dask event topic: a worker began a game (msg: game id)
 SLOTS_PER_LEAGUE = 100_000  # sandbox slots are numbered per process; each league gets its own range
@@ -59,7 +59,7 @@ class LeagueJob:
 def play_on_worker(job: LeagueJob, fixture: Fixture) -> str:
     """A Dask task: play ``fixture`` on this worker; its :class:`GameRecord` as JSON text
     (of ``GameRecord.to_json``: one string is cheaper for Dask to size, keep and send than
-    nested data). Raises what :func:`referee.league.play_fixture` raises
+    nested data). Raises what :func:`referee.league.run.play_fixture` raises
     (e.g. SandboxError when this worker cannot run the sandbox mode)."""
     return _host().play(job, fixture)
 

@@ -20,11 +20,12 @@ from pydantic import ValidationError
 from referee.config.messages import bot_label, describe, describe_toml
 from referee.config.paths import check_bot_files, check_ro_paths
 from referee.config.schema import BotModel, FileModel, RulesModel
-from referee.config.settings import BotSpec, ClusterSettings, LeagueConfig, LeagueSettings, SandboxSection, default_bot_dir
+from referee.config.settings import BotSpec, ClusterSettings, LeagueConfig, LeagueSettings, default_bot_dir
 from referee.errors import ConfigError
-from referee.faults import FaultPolicy
-from referee.rules import Rules
-from referee.timecontrol import TimeControl
+from referee.game.faults import FaultPolicy
+from referee.game.rules import Rules
+from referee.game.timecontrol import TimeControl
+from referee.sandbox.settings import SandboxSettings
 
 
 def load_config(path: Path) -> LeagueConfig:
@@ -89,7 +90,7 @@ def _build(model: FileModel, path: Path, text: str) -> LeagueConfig:
         max_faults=1 if model.faults.preset == "strict" else model.faults.max_faults,
         max_restarts=model.faults.max_restarts,
     )
-    sandbox = SandboxSection(**{**model.sandbox.model_dump(), "ro_paths": tuple(model.sandbox.ro_paths)})
+    sandbox = SandboxSettings(**{**model.sandbox.model_dump(), "ro_paths": tuple(model.sandbox.ro_paths)})
     bots = tuple(_bot_spec(bot) for bot in model.bots)
     check_ro_paths(path, "sandbox.ro_paths", sandbox.ro_paths)
     for index, (written_bot, bot) in enumerate(zip(model.bots, bots)):
@@ -134,7 +135,7 @@ def config_fingerprint(
     rules: Rules,
     time: TimeControl,
     faults: FaultPolicy,
-    sandbox: SandboxSection,
+    sandbox: SandboxSettings,
     bots: Sequence[dict[str, Any]],
 ) -> str:
     """sha256 (hex) of the canonical JSON of everything that shapes a league's results.

@@ -19,12 +19,12 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from pydantic_core import PydanticCustomError
 
 from referee.config.messages import ordinal
-from referee.rules import DogLife, DogPlay, FirstLead, RequiredTricks, TrumpTiebreak, TurnUp
+from referee.game.rules import DogLife, DogPlay, FirstLead, RequiredTricks, TrumpTiebreak, TurnUp
+from referee.sandbox.settings import Mode as SandboxMode
+from referee.schedule.fixture import Format
 
-Format = Literal["round_robin", "gauntlet", "movement"]
 Stop = Literal["budget", "separated"]
 Preset = Literal["league", "strict", "debug"]
-SandboxMode = Literal["auto", "bwrap", "rlimits", "none"]
 
 NAME_RULE = "a name of letters, digits, '-', '_', '.' (at most 40, starting with a letter or digit)"
 _HOST_PORT = re.compile(r"^(?:[A-Za-z0-9_.-]+|\[[0-9A-Fa-f:.]+\]):(\d{1,5})$")
@@ -81,7 +81,7 @@ class LeagueModel(Section):
 
 
 class RulesModel(Section):
-    """The variants of rules.md §2; field names and defaults match :class:`referee.rules.Rules`."""
+    """The variants of rules.md §2; field names and defaults match :class:`referee.game.rules.Rules`."""
 
     required_tricks: RequiredTricks = "one"
     dog_life: DogLife = "round1"

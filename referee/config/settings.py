@@ -7,20 +7,15 @@ root).
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from pathlib import Path, PurePath
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
-from referee.faults import FaultPolicy
-from referee.rules import Rules
-from referee.timecontrol import TimeControl
-
-if TYPE_CHECKING:
-    from referee.sandbox import SandboxSettings
-
-Format = Literal["round_robin", "gauntlet", "movement"]
-SandboxMode = Literal["auto", "bwrap", "rlimits", "none"]
+from referee.game.faults import FaultPolicy
+from referee.game.rules import Rules
+from referee.game.timecontrol import TimeControl
+from referee.sandbox.settings import SandboxSettings
+from referee.schedule.fixture import Format
 
 
 @dataclass(frozen=True)
@@ -42,31 +37,6 @@ class LeagueSettings:
     confidence: float = 0.95  # of the separation (stop = "separated")
     separate: int = 1  # top places the separated stop must decide
     margin: float = 0.1  # points per game: the gap the separated stop tests for (docs/design.md §7)
-
-
-@dataclass(frozen=True)
-class SandboxSection:
-    """The ``[sandbox]`` section (sandbox.md). Sizes: memory, file size and /tmp in MiB,
-    output in KiB per stream; ``cpu_seconds`` is the RLIMIT_CPU backstop in s."""
-
-    mode: SandboxMode = "auto"
-    memory_mb: int = 512
-    pids: int = 64
-    cpus: float = 1.0
-    cpu_seconds: int = 3600
-    open_files: int = 256
-    file_size_mb: int = 64
-    tmp_mb: int = 16
-    home_mb: int = 64
-    output_kb: int = 64
-    ro_paths: tuple[str, ...] = ()
-
-    def to_settings(self) -> SandboxSettings:
-        """The same fields as a :class:`referee.sandbox.SandboxSettings` (imported lazily:
-        the config stays a leaf module)."""
-        from referee.sandbox import SandboxSettings
-
-        return SandboxSettings(**dataclasses.asdict(self))
 
 
 @dataclass(frozen=True)
@@ -131,7 +101,7 @@ class LeagueConfig:
     rules: Rules
     time: TimeControl
     faults: FaultPolicy
-    sandbox: SandboxSection
+    sandbox: SandboxSettings  # the [sandbox] section
     bots: tuple[BotSpec, ...]
     source: Path
     text: str
@@ -159,7 +129,3 @@ class LeagueConfig:
 
     def fault_policy(self) -> FaultPolicy:
         return self.faults
-
-    def sandbox_settings(self) -> SandboxSettings:
-        """``self.sandbox`` as :class:`referee.sandbox.SandboxSettings`."""
-        return self.sandbox.to_settings()

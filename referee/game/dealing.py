@@ -12,13 +12,13 @@ from collections.abc import Mapping, Sequence
 from itertools import repeat
 from operator import itemgetter
 
-from referee.cards import CARDS, Card
 from referee.errors import ConfigError
-from referee.rules import MAX_PLAYERS
-from referee.views import SeatStatus
+from referee.game.cards import CARDS, Card
+from referee.game.rules import MAX_PLAYERS
+from referee.game.views import SeatStatus
 
 CARD_INDEX: dict[Card, int] = {card: index for index, card in enumerate(CARDS)}
-"""Card -> position in canonical deck order (``referee.cards.CARDS``)."""
+"""Card -> position in canonical deck order (``referee.game.cards.CARDS``)."""
 _POSITIONS = range(len(CARDS))
 _RANDOM = random.Random.random
 _OUT, _DOG = SeatStatus.OUT, SeatStatus.DOG

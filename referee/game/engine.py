@@ -11,7 +11,7 @@
 
 Deterministic: (num_seats, rules, seed, first_dealer, decks, actions) replays exactly
 (:func:`replay`). Randomness comes only from the seed, one generator per purpose and
-round (``referee.dealing``, ``referee.round_end``).
+round (``referee.game.dealing``, ``referee.game.round_end``).
 """
 
 from __future__ import annotations
@@ -22,18 +22,18 @@ from dataclasses import dataclass
 from operator import itemgetter
 from typing import Any
 
-from referee.cards import CARDS, Card, Suit
-from referee.dealing import CARD_INDEX, check_decks, deal_positions, draw_first_dealer, next_in, shuffled_positions
 from referee.errors import ConfigError, IllegalAction
-from referee.round_end import (
+from referee.game.cards import CARDS, Card, Suit
+from referee.game.dealing import CARD_INDEX, check_decks, deal_positions, draw_first_dealer, next_in, shuffled_positions
+from referee.game.round_end import (
     dog_life_available,
     pick_trump_chooser,
     placements,
     required_tricks,
     resolve_round,
 )
-from referee.rules import MAX_PLAYERS, Rules
-from referee.views import (
+from referee.game.rules import MAX_PLAYERS, Rules
+from referee.game.views import (
     Action,
     CardPlayed,
     CardRevealed,

@@ -1,7 +1,7 @@
 """Fault policy presets (docs/design.md §5). Pure data.
 
 A fault never pays. ``league``: a fault plays the fallback action (deterministic and
-deliberately weak: :func:`referee.views.fallback_action`) and is recorded; after
+deliberately weak: :func:`referee.game.views.fallback_action`) and is recorded; after
 ``max_faults`` (1-10) in one game the bot forfeits (fallbacks for the rest of that round,
 knocked out at its end, placed below everyone knocked out by play in that round). A
 ``crash`` forfeits the game at once in the same way. A crashed bot is restarted before its

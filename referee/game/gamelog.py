@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from referee.cards import parse_card
-from referee.game import Game, RoundRecord, replay
-from referee.rules import Rules
-from referee.views import parse_action
-from referee.records import ActionRecord, FaultRecord, GameRecord
+from referee.game.cards import parse_card
+from referee.game.engine import Game, RoundRecord, replay
+from referee.game.records import ActionRecord, FaultRecord, GameRecord
+from referee.game.rules import Rules
+from referee.game.views import parse_action
 
 
 def round_summary(record: RoundRecord) -> dict[str, Any]:

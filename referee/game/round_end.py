@@ -10,9 +10,9 @@ import random
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
-from referee.cards import CARDS
-from referee.rules import Rules
-from referee.views import SeatStatus
+from referee.game.cards import CARDS
+from referee.game.rules import Rules
+from referee.game.views import SeatStatus
 
 _IN, _DOG, _OUT = SeatStatus.IN, SeatStatus.DOG, SeatStatus.OUT
 

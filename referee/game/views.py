@@ -1,6 +1,6 @@
 """What one seat may know, and the actions it may take (docs/design.md §3).
 
-Pure data built by ``referee.game``; the transport turns a :class:`SeatView` into a
+Pure data built by ``referee.game.engine``; the transport turns a :class:`SeatView` into a
 request and nothing else. A SeatView holds the seat's own hand and public facts only.
 """
 
@@ -10,9 +10,9 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Union
 
-from referee.cards import Card, Suit, parse_card, parse_suit
 from referee.errors import ConfigError
-from referee.rules import Rules
+from referee.game.cards import Card, Suit, parse_card, parse_suit
+from referee.game.rules import Rules
 
 
 class SeatStatus(Enum):

@@ -19,7 +19,7 @@ from typing import Protocol
 
 
 class BotFiles(Protocol):
-    """What a fingerprint needs of a bot (``referee.pool.BotEntry`` has it)."""
+    """What a fingerprint needs of a bot (``referee.league.pool.BotEntry`` has it)."""
 
     @property
     def name(self) -> str: ...

@@ -1,7 +1,7 @@
 """How long a league runs: the movement format's budget and sequential stop, played round
 by round (docs/design.md §7); and the estimate printed before the first game.
 
-A movement league (:mod:`referee.movement`) plays whole rounds:
+A movement league (:mod:`referee.schedule.movement`) plays whole rounds:
 
 - ``games = N``: ``max(1, N // games per round)`` rounds, decided before the first game;
 - ``minutes = M``: before each new round, the games per second measured so far in this
@@ -10,7 +10,7 @@ A movement league (:mod:`referee.movement`) plays whole rounds:
   round boundary. Round 1 is always played;
 - ``stop = "separated"``: also stop, at a round boundary, once the sequential tests of the
   neighbours #1/#2 ... #separate/#separate+1 in the ranking are all decided
-  (:func:`referee.uncertainty.top_verdicts`, an SPRT at ``margin`` points per game and
+  (:func:`referee.standings.uncertainty.top_verdicts`, an SPRT at ``margin`` points per game and
   ``confidence``): each pair either ahead by about the margin, or level (closer than it).
 
 **Resume.** The rounds started and the seconds played are kept in the results store
@@ -27,11 +27,11 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from referee.config import LeagueSettings
-from referee.movement import RoundShape, movement_rounds, round_shape
-from referee.schedule import Fixture
-from referee.standings import Standings
-from referee.store import ResultsStore
-from referee.uncertainty import Verdict, top_verdicts
+from referee.results.store import ResultsStore
+from referee.schedule.fixture import Fixture
+from referee.schedule.movement import RoundShape, movement_rounds, round_shape
+from referee.standings.table import Standings
+from referee.standings.uncertainty import Verdict, top_verdicts
 
 OPTIMISTIC_GAMES_PER_S = 20.0  # twice the B4 rate on a 2-core machine: "clearly longer" than an hour
 HOUR_S = 3600.0
@@ -40,7 +40,7 @@ HOUR_S = 3600.0
 def separation_text(standings: Standings, verdicts: Sequence[Verdict], league: LeagueSettings) -> str:
     """``"alpha ahead of beta; beta level with gamma (within 0.1 pts/g)"``: the decided
     neighbours at the top of ``standings`` (``verdicts`` from
-    :func:`referee.uncertainty.top_verdicts`), with the test's confidence."""
+    :func:`referee.standings.uncertainty.top_verdicts`), with the test's confidence."""
     parts = []
     for index, verdict in enumerate(verdicts):
         first, second = standings.rows[index].bot, standings.rows[index + 1].bot
@@ -92,7 +92,7 @@ def movement_line(league: LeagueSettings, shape: RoundShape) -> str:
 
 @dataclass
 class MovementRounds:
-    """The rounds of a movement league (implements ``referee.league.Rounds``); see the
+    """The rounds of a movement league (implements ``referee.league.run.Rounds``); see the
     module doc. ``standings(confidence)`` computes the standings of the store at that
     confidence; ``say`` prints one line (why the league stopped); ``clock`` is in s."""
 

@@ -1,10 +1,10 @@
 """One game: ask each seat's bot, enforce the time control, turn bot faults into records
 and fallback moves (docs/design.md §5). A fault never pays: a crash forfeits the game at
 once, ``max_faults`` faults in one game forfeit it, and the fallback moves are
-deliberately weak (:func:`referee.views.fallback_action`).
+deliberately weak (:func:`referee.game.views.fallback_action`).
 
 The match loop is synchronous and runs on one worker thread per game
-(:mod:`referee.gamethread`): each decision is a blocking call made on that thread, so a
+(:mod:`referee.league.gamethread`): each decision is a blocking call made on that thread, so a
 decision crosses no thread and wakes no event loop (``make bench``, B2). Trio schedules
 whole games, the pool and the store around it.
 
@@ -21,16 +21,16 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from referee.errors import MatchStopped
-from referee.faults import FaultPolicy
-from referee.game import Game
-from referee.records import ActionRecord, FaultKind, FaultRecord
-from referee.timecontrol import SeatClock, TimeControl
+from referee.game.engine import Game
+from referee.game.faults import FaultPolicy
+from referee.game.records import ActionRecord, FaultKind, FaultRecord
+from referee.game.timecontrol import SeatClock, TimeControl
+from referee.game.views import Action, Event, SeatView, fallback_action, format_action
 from referee.transport.replies import Reply
-from referee.views import Action, Event, SeatView, fallback_action, format_action
 
 
 class Player(Protocol):
-    """A bot at a seat, as the match sees it (``referee.pool.Lease`` in a league)."""
+    """A bot at a seat, as the match sees it (``referee.league.pool.Lease`` in a league)."""
 
     name: str
 
@@ -91,7 +91,7 @@ def play_match(
     time control's deadline. ``players[seat]`` None: the referee plays the fallback for
     that seat (a bot that failed to start or is withdrawn). Faults already recorded before
     the game (``startup_faults``) count towards ``policy.forfeit_after``. The bots are
-    not told the result (the caller sends GameOver: :func:`referee.league.announce_result`).
+    not told the result (the caller sends GameOver: :func:`referee.league.run.announce_result`).
 
     ``stopped`` is asked before each decision; when it returns True the game is abandoned
     and :class:`~referee.errors.MatchStopped` raised (the league was interrupted).

@@ -21,12 +21,12 @@ import trio
 
 from referee import PROTOCOL_VERSION, __version__
 from referee.errors import BotError
-from referee.records import FaultKind
+from referee.game.records import FaultKind
+from referee.game.timecontrol import TimeControl
+from referee.game.views import Event, SeatView
 from referee.sandbox import BotProcess, SandboxSettings, launch, stop
 from referee.sandbox.command import resolve_command
-from referee.timecontrol import TimeControl
 from referee.transport.client import BotClient, HelloError, HelloInfo, ProtocolMismatch, Reply
-from referee.views import Event, SeatView
 
 STUCK_AFTER = 2  # requests in a row unanswered by their deadline: the process is stuck
 HELLO_ATTEMPTS = 3  # Hellos asked of a bot whose process lives, each within startup_ms
@@ -82,7 +82,7 @@ class Lease:
         deadline_s: float | None,
         last_decision_ms: float | None = None,
     ) -> Reply:
-        """The match's blocking call (on the game's thread, ``referee.gamethread``)."""
+        """The match's blocking call (on the game's thread, ``referee.league.gamethread``)."""
         reply = self.client.decide_blocking(view, events, decision_number, time_left_ms, bank_left_ms, deadline_s, last_decision_ms)
         self.unanswered = self.unanswered + 1 if reply.fault == "timeout" else 0
         return reply

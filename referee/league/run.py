@@ -14,20 +14,20 @@ from typing import Protocol
 
 import trio
 
-from referee.cards import Card
-from referee.faults import FaultPolicy
-from referee.game import Game
-from referee.gamelog import build_record
-from referee.gamethread import Stopped, run_game_thread
-from referee.match import MatchResult, Player, play_match
-from referee.pool import BotEntry, BotPool, Lease, StartFailure
-from referee.records import FaultRecord, GameRecord
-from referee.rules import Rules
+from referee.game.cards import Card
+from referee.game.engine import Game
+from referee.game.faults import FaultPolicy
+from referee.game.gamelog import build_record
+from referee.game.records import FaultRecord, GameRecord
+from referee.game.rules import Rules
+from referee.game.timecontrol import TimeControl
+from referee.league.gamethread import Stopped, run_game_thread
+from referee.league.match import MatchResult, Player, play_match
+from referee.league.pool import BotEntry, BotPool, Lease, StartFailure
+from referee.league.tracelog import TraceLog
+from referee.results.store import ResultsStore
 from referee.sandbox import SandboxSettings
-from referee.schedule import Fixture
-from referee.store import ResultsStore
-from referee.timecontrol import TimeControl
-from referee.tracelog import TraceLog
+from referee.schedule.fixture import Fixture
 
 
 class Rounds(Protocol):

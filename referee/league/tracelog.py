@@ -1,7 +1,7 @@
 """The ``debug`` preset's trace (docs/design.md §5): every request sent and every reply
 received in a game, one JSON object per line, in ``<run_dir>/trace/<game_id>.jsonl``.
 
-A :class:`TraceLog` is the ``trace`` hook of :func:`referee.match.play_match`. Each line::
+A :class:`TraceLog` is the ``trace`` hook of :func:`referee.league.match.play_match`. Each line::
 
     {"decision": 12, "seat": 1, "bot": "mybot", "request": {...as sent...},
      "answer": "AS", "ms": 0.8, "fault": null, "played": "AS"}
@@ -20,9 +20,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import IO
 
-from referee.records import FaultKind
+from referee.game.records import FaultKind
+from referee.game.views import Action, SeatView, format_action
 from referee.transport.replies import Reply
-from referee.views import Action, SeatView, format_action
 
 
 class TraceLog:

@@ -22,9 +22,9 @@ from rich.console import Console
 from rich.text import Text
 
 from referee.checkbot.describe import describe_request, legal_answers
-from referee.records import FAULT_KINDS
+from referee.game.records import FAULT_KINDS
 from referee.report.safe_text import safe_text
-from referee.store import StoredFault
+from referee.results.store import StoredFault
 
 KIND_STYLE = {"timeout": "yellow", "illegal": "red", "malformed": "magenta", "crash": "bold red", "startup": "bold red", "protocol": "bold red"}
 CSV_FIELDS = ("game_id", "bot", "seat", "kind", "decision", "ms", "detail", "answer", "request", "log")

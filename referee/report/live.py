@@ -1,5 +1,5 @@
 """Progress while a league runs: a live rich display (progress bar + standings), or plain
-lines with ``--no-live``. Implements ``referee.league.Reporter``."""
+lines with ``--no-live``. Implements ``referee.league.run.Reporter``."""
 
 from __future__ import annotations
 
@@ -14,11 +14,11 @@ from rich.table import Column, Table
 from rich.text import Text
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-from referee.records import GameRecord
+from referee.game.records import GameRecord
 from referee.report.fit import fit_columns, footnote, lines_of
 from referee.report.standings_table import DROP_ORDER, standings_table
-from referee.schedule import Fixture
-from referee.standings import Standings
+from referee.schedule.fixture import Fixture
+from referee.standings.table import Standings
 
 
 def placement_line(record: GameRecord) -> str:

@@ -1,15 +1,15 @@
 """Rebuild, from a stored game, every request one seat was sent (issue 3 §3 ``--seat N``).
 
-The record's actions are fed back through the engine (as :func:`referee.game.replay`
+The record's actions are fed back through the engine (as :func:`referee.game.engine.replay`
 does) and, at each decision the seat's bot was asked (its action has a measured ``ms``;
 the referee's fallback moves have none and were never sent), the request is built with
 the same codec call and the same "public events since this seat's last request" rule
-as :func:`referee.match.play_match`. So the JSON is what the bot received, byte for
+as :func:`referee.league.match.play_match`. So the JSON is what the bot received, byte for
 byte, when the time control is known.
 
 Time fields: with the league's :class:`TimeControl`, ``time_left_ms`` is ``move_ms``
 (0 without limits) and ``bank_left_ms`` is replayed from the recorded times (as
-:class:`referee.timecontrol.SeatClock` charged them). Without it (``referee play``
+:class:`referee.game.timecontrol.SeatClock` charged them). Without it (``referee play``
 stores none) both are None ("not recorded"), except at a faulted decision, whose
 recorded request (fault evidence) gives them.
 """
@@ -19,13 +19,13 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from referee.cards import parse_card
-from referee.game import Game
-from referee.records import ActionRecord, FaultRecord, GameRecord
-from referee.rules import Rules
-from referee.timecontrol import SeatClock, TimeControl
+from referee.game.cards import parse_card
+from referee.game.engine import Game
+from referee.game.records import ActionRecord, FaultRecord, GameRecord
+from referee.game.rules import Rules
+from referee.game.timecontrol import SeatClock, TimeControl
+from referee.game.views import Event, SeatView, parse_action
 from referee.transport.codec import request_json, request_to_view, view_to_request
-from referee.views import Event, SeatView, parse_action
 
 
 @dataclass(frozen=True)
@@ -63,7 +63,7 @@ def seat_requests(record: GameRecord, seat: int, time: TimeControl | None) -> li
 
     ``time``: the league's time control, or None when the results file has none.
     Raises ValueError for a seat the game does not have; IllegalAction / ConfigError when
-    the record does not replay (see :func:`referee.gamelog.rerun`).
+    the record does not replay (see :func:`referee.game.gamelog.rerun`).
     """
     if not 0 <= seat < len(record.seats):
         raise ValueError(f"seat {seat} does not exist: expected 0-{len(record.seats) - 1}")
@@ -80,9 +80,9 @@ def seat_requests(record: GameRecord, seat: int, time: TimeControl | None) -> li
     for index, forfeiter in record.forfeits:
         forfeits.setdefault(index, []).append(forfeiter)
     faults = {fault.decision: fault for fault in record.faults if fault.decision is not None}
-    events_sent = [0] * len(record.seats)  # as SeatState.events_sent in referee.match
+    events_sent = [0] * len(record.seats)  # as SeatState.events_sent in referee.league.match
     clocks = [time.clock() for _ in record.seats] if time is not None else None
-    last_ms: list[float | None] = [None] * len(record.seats)  # as SeatState.last_ms in referee.match
+    last_ms: list[float | None] = [None] * len(record.seats)  # as SeatState.last_ms in referee.league.match
     sent: list[SentRequest] = []
     for index, action in enumerate(record.actions):
         for forfeiter in forfeits.get(index, ()):
@@ -131,7 +131,7 @@ def _request(
 
 
 def _charge(clock: SeatClock, action: ActionRecord, fault: FaultRecord | None) -> None:
-    """Spend the seat's bank as ``referee.match`` did (:meth:`SeatClock.settle_reply`):
+    """Spend the seat's bank as ``referee.league.match`` did (:meth:`SeatClock.settle_reply`):
     every answer is settled, whatever it held; a timeout empties the bank."""
     if action.ms is None:
         return

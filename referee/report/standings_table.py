@@ -8,9 +8,9 @@ from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from referee.records import FAULT_KINDS
+from referee.game.records import FAULT_KINDS
 from referee.report.fit import fit_columns, footnote
-from referee.standings import Standings
+from referee.standings.table import Standings
 
 HEAD_TO_HEAD_MAX_BOTS = 12  # the terminal shows the head-to-head table up to this many bots
 FAR_MORE = 20  # beyond this many times the games played, #1 and #2 "look equal"
@@ -18,7 +18,7 @@ FAR_MORE = 20  # beyond this many times the games played, #1 and #2 "look equal"
 
 def separation_line(standings: Standings) -> str | None:
     """One line under the table: are #1 and #2 separated, or about how many more games
-    would likely separate them (:func:`referee.uncertainty.games_to_separate`)."""
+    would likely separate them (:func:`referee.standings.uncertainty.games_to_separate`)."""
     if len(standings.rows) < 2 or standings.games == 0:
         return None
     first, second = standings.rows[0], standings.rows[1]

@@ -9,8 +9,8 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
-from referee.cards import parse_card, parse_suit
-from referee.records import FaultRecord, GameRecord
+from referee.game.cards import parse_card, parse_suit
+from referee.game.records import FaultRecord, GameRecord
 from referee.report.safe_text import safe_text
 
 SUIT_STYLE = {"S": "bold", "C": "bold", "H": "bold red", "D": "bold red"}

@@ -16,12 +16,12 @@ from rich.console import Console
 from rich.rule import Rule
 from rich.text import Text
 
-from referee.cards import Card
-from referee.records import GameRecord
+from referee.game.cards import Card
+from referee.game.records import GameRecord
 from referee.report.safe_text import safe_text
 from referee.report.seat_requests import SentRequest
 from referee.report.trace import SUIT_STYLE, card_text, seat_label
-from referee.views import (
+from referee.game.views import (
     Action,
     CardPlayed,
     CardRevealed,

@@ -36,13 +36,13 @@ from typing import Any
 
 from pydantic import Field, ValidationError
 
-from referee.cards import CARDS, Card, parse_card
 from referee.config.load import rules_from_options
 from referee.config.messages import describe, describe_toml
 from referee.config.schema import RulesModel, Section
 from referee.errors import ConfigError
-from referee.records import GameRecord
-from referee.rules import Rules
+from referee.game.cards import CARDS, Card, parse_card
+from referee.game.records import GameRecord
+from referee.game.rules import Rules
 
 KEYS = ("first_dealer", "seed", "rules", "rounds")
 _SEPARATORS = re.compile(r"[\s,]+")

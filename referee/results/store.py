@@ -4,7 +4,7 @@ WAL journal, ``synchronous=NORMAL``; one transaction per finished game, so an
 interrupted league loses only the games in progress. Tables:
 
 - ``meta(key, value)``: schema version, league name, config fingerprint, config text,
-  created, and ``bot_code``: each bot's code fingerprint (JSON, :mod:`referee.botcode`);
+  created, and ``bot_code``: each bot's code fingerprint (JSON, :mod:`referee.league.botcode`);
 - ``games(game_id PK, fixture, finished_at, record)``: the full :class:`GameRecord` as JSON;
 - ``faults(game_id, seat, bot, kind, decision, detail, request, answer, ms)``: one row per
   fault, for ``referee faults`` queries.
@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from referee.errors import StoreError
-from referee.records import FaultRecord, GameRecord
+from referee.game.records import FaultRecord, GameRecord
 
 SCHEMA_VERSION = "1"
 READ_BATCH = 200  # records read from the file at a time by ResultsStore.records()
@@ -87,7 +87,7 @@ class ResultsStore:
     ) -> ResultsStore:
         """Open or create ``path`` (and its folders) for a league run.
 
-        ``bot_code``: bot name -> fingerprint of its code (:mod:`referee.botcode`), kept
+        ``bot_code``: bot name -> fingerprint of its code (:mod:`referee.league.botcode`), kept
         with the results. Raises StoreError when ``path`` already holds finished games and
         ``resume`` is False, when ``resume`` is True and the stored config fingerprint
         differs, or a bot's code fingerprint differs (naming the bot), or when ``path`` is

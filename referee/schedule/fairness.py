@@ -10,8 +10,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
-from referee.schedule import Fixture, make_fixtures
-from referee.seating import successor_pairs
+from referee.schedule.fixture import Fixture
+from referee.schedule.make import make_fixtures
+from referee.schedule.seating import successor_pairs
 
 
 @dataclass(frozen=True)

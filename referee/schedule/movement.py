@@ -23,10 +23,10 @@ this round, and tables are drawn greedily so that bots who met least sit togethe
 simulated annealing improves the whole round at once: it swaps two bots of two tables of
 one sitting, or a player and a bye of one sitting together with the same two bots in a
 sitting where their roles are the other way round (so byes per bot stay equal), and
-keeps a swap that makes the pair meetings so far more even (:class:`referee.seating.Evenness`:
+keeps a swap that makes the pair meetings so far more even (:class:`referee.schedule.seating.Evenness`:
 every count within 1 of the mean is the least it can be). The cyclic seating order of
 every table and deal is then chosen the same way for who sits directly after whom
-(:func:`referee.seating.anneal_orders`). Three shapes need no search. Tables of 2: the
+(:func:`referee.schedule.seating.anneal_orders`). Three shapes need no search. Tables of 2: the
 circle method (an even number of bots) or Walecki's Hamiltonian cycles (odd) make every
 pair meet once per cycle of rounds (:func:`_two_seat_rounds`). One bot more than the
 table size (one table a sitting): the translates of a starter table make every bot sit
@@ -80,8 +80,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
-from referee.schedule import Fixture, deal_hash
-from referee.seating import Evenness, anneal_orders, successor_counts
+from referee.schedule.fixture import Fixture, deal_hash
+from referee.schedule.seating import Evenness, anneal_orders, successor_counts
 
 # documented bounds on max - min, in tables shared (deals when deals = 1), tested
 PAIR_SPREAD = {2: 1, 3: 2, 4: 3, 5: 3, 6: 4, 7: 4}  # pair meetings by table size, rounds 1-3, any seed

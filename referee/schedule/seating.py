@@ -6,7 +6,7 @@ every seat but keeps the cyclic order; so the schedule varies the cyclic order f
 deal to deal. :func:`balanced_order` picks, for one table and one deal, the cyclic order
 whose "b sits directly after a" pairs have met least so far (a greedy rule over the
 whole league, used by round-robin; the schedule module tests the spreads it reaches).
-The movement format (:mod:`referee.movement`) uses :func:`anneal_orders` instead, a local
+The movement format (:mod:`referee.schedule.movement`) uses :func:`anneal_orders` instead, a local
 search over all of a round's tables at once, on :class:`Evenness`. Pure: no I/O, no clock.
 """
 

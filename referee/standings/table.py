@@ -1,7 +1,7 @@
 """Standings: a pure fold of game records (docs/design.md §7).
 
 Per bot: games, wins, win % (0-100), mean placement, points, an OpenSkill rating (see
-:mod:`referee.ratings`), faults by kind, decision time (median and p95 in ms), and the
+:mod:`referee.standings.ratings`), faults by kind, decision time (median and p95 in ms), and the
 withdrawn and remote flags. **Points**: in each game, 1 for every opponent the bot
 outlasted (a better placement), 1/2 for every opponent placed equal (rules.md R21).
 
@@ -10,7 +10,7 @@ never decides), descending; the one key, whatever the format, also in the live t
 while bots have played different numbers of games. Bots with exactly equal points per
 game share a rank (``rank`` is 1 + the number of bots strictly ahead) and are listed by
 name; bots without games come last. Each row also has its 95% interval of points per game
-over independent units and its **rank range** (:mod:`referee.uncertainty`): ``1–3`` when
+over independent units and its **rank range** (:mod:`referee.standings.uncertainty`): ``1–3`` when
 the data cannot tell it from the bots around it (pairwise tests, corrected for the number
 of pairs, so equal bots are shown as tied). The OpenSkill rating is shown with
 its uncertainty (mu ± sigma) but does not rank.
@@ -29,9 +29,9 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from referee.ratings import rate_games
-from referee.records import FAULT_KINDS, FaultKind, GameRecord
-from referee.uncertainty import CONFIDENCE, Interval, games_to_separate, interval, pairs_of, rank_ranges
+from referee.game.records import FAULT_KINDS, FaultKind, GameRecord
+from referee.standings.ratings import rate_games
+from referee.standings.uncertainty import CONFIDENCE, Interval, games_to_separate, interval, pairs_of, rank_ranges
 
 CSV_HEADER: tuple[str, ...] = (
     "rank", "rank_best", "rank_worst", "bot", "games", "wins", "win_pct", "mean_placement", "points", "points_per_game",
@@ -121,7 +121,7 @@ class Standings:
     (``head_to_head[(a, b)] = (times a outlasted b, ties half; games they met)``).
 
     ``more_games`` estimates how many more games would likely separate #1 from #2 at
-    ``confidence`` (:func:`referee.uncertainty.games_to_separate`: 0 when already
+    ``confidence`` (:func:`referee.standings.uncertainty.games_to_separate`: 0 when already
     separated, None when it cannot be estimated or there are fewer than 2 bots)."""
 
     rows: tuple[StandingsRow, ...]

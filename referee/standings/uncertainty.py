@@ -3,7 +3,7 @@
 **Independent units.** A deal at a table is replayed in every rotation of its seats; those
 games share their cards and their opponents, so they are one unit, not k independent
 games. A bot's score in a unit is its mean points per game over the unit's games (the
-points of :mod:`referee.standings`: 1 per opponent outlasted, 1/2 per tie). Units of
+points of :mod:`referee.standings.table`: 1 per opponent outlasted, 1/2 per tie). Units of
 different deals or tables are taken as independent.
 
 **Interval.** The bot's points per game ``p`` (its points / its games) with the Student t
@@ -73,7 +73,7 @@ class Interval:
 
 
 def interval(points_per_game: float, unit_scores: Sequence[float], confidence: float = CONFIDENCE) -> Interval:
-    """The t interval of :mod:`this module <referee.uncertainty>` around ``points_per_game``."""
+    """The t interval of :mod:`this module <referee.standings.uncertainty>` around ``points_per_game``."""
     units = len(unit_scores)
     if units < 2:
         return Interval(points_per_game, None, None, units)

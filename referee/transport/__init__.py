@@ -5,8 +5,8 @@
   referee's gRPC client under trio (time measured per decision, faults classified).
 - :mod:`referee.transport.protogen` — ``make proto``.
 
-It builds requests from a :class:`referee.views.SeatView` alone and never imports
-``referee.game`` (docs/design.md §3).
+It builds requests from a :class:`referee.game.views.SeatView` alone and never imports
+``referee.game.engine`` (docs/design.md §3).
 """
 
 from referee.transport.errors import HelloError, MalformedReply, ProtocolMismatch

@@ -1,6 +1,6 @@
 """The threads that make one client's blocking gRPC calls awaited from trio: Hello,
 GameOver and check-bot's questions. (A game's decisions are made on the game's own
-thread instead, ``referee.gamethread``: no thread is crossed per decision.)
+thread instead, ``referee.league.gamethread``: no thread is crossed per decision.)
 
 Why not the stub's future API: grpc starts a polling thread for a channel whenever a
 call starts with no other call of that channel in flight and lets it end with the last

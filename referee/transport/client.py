@@ -1,7 +1,7 @@
 """The referee's gRPC client for one bot connection (docs/design.md §4, §5).
 
 Each RPC is a blocking stub call. A game's decisions (``decide_blocking``) are made on
-the thread that runs the game's match loop (``referee.gamethread``): no thread is
+the thread that runs the game's match loop (``referee.league.gamethread``): no thread is
 crossed per decision. Elsewhere (Hello, GameOver, check-bot) the same blocking call runs
 on one of the client's own reusable threads (:mod:`referee.transport.callthreads`) and
 is awaited in trio: no thread is started per call. The time of a decision is read on
@@ -26,11 +26,11 @@ import trio
 import referee
 from referee._proto.knockout_whist.v1 import bot_pb2 as pb
 from referee._proto.knockout_whist.v1 import bot_pb2_grpc as pb_grpc
+from referee.game.views import Event, SeatView
 from referee.transport import codec
 from referee.transport.callthreads import CallThreads
 from referee.transport.errors import HelloError, MalformedReply, ProtocolMismatch
 from referee.transport.replies import HelloInfo, Reply, TransportFault
-from referee.views import Event, SeatView
 
 __all__ = ["BotClient", "HelloError", "HelloInfo", "ProtocolMismatch", "Reply", "TransportFault"]
 

@@ -1,8 +1,8 @@
 """Pure conversion between the referee's data and the bot contract's messages.
 
-``protos/knockout_whist/v1/bot.proto`` <-> :mod:`referee.views` / :mod:`referee.cards` /
-:mod:`referee.rules`. No I/O, no grpc; imports the generated message classes only. It
-never imports ``referee.game``: a request is built from a :class:`SeatView` alone, so it
+``protos/knockout_whist/v1/bot.proto`` <-> :mod:`referee.game.views` / :mod:`referee.game.cards` /
+:mod:`referee.game.rules`. No I/O, no grpc; imports the generated message classes only. It
+never imports ``referee.game.engine``: a request is built from a :class:`SeatView` alone, so it
 cannot carry another seat's cards (docs/design.md §3).
 
 Requests are built with the generated classes (the protobuf library encodes them).
@@ -28,8 +28,8 @@ from google.protobuf import json_format
 from google.protobuf.message import Message
 
 from referee._proto.knockout_whist.v1 import bot_pb2 as pb
-from referee.cards import CARDS, Card
-from referee.rules import Rules
+from referee.game.cards import CARDS, Card
+from referee.game.rules import Rules
 from referee.transport.decode import (
     DECISION_TO_PB,
     STATUS_TO_PB,
@@ -42,7 +42,7 @@ from referee.transport.decode import (
     rules_from_proto,
 )
 from referee.transport.errors import MalformedReply
-from referee.views import (
+from referee.game.views import (
     Action,
     CardPlayed,
     CardRevealed,

@@ -18,10 +18,10 @@ from dataclasses import fields
 from typing import Any
 
 from referee._proto.knockout_whist.v1 import bot_pb2 as pb
-from referee.cards import Card, Rank, Suit
-from referee.rules import Rules
+from referee.game.cards import Card, Rank, Suit
+from referee.game.rules import Rules
 from referee.transport.errors import MalformedReply
-from referee.views import (
+from referee.game.views import (
     Action,
     CardPlayed,
     CardRevealed,

@@ -1,6 +1,6 @@
 """What a bot answered, as the match sees it: :class:`Reply` and :class:`HelloInfo`.
 
-Pure data with no grpc or generated-code import, so ``referee.match`` may import it
+Pure data with no grpc or generated-code import, so ``referee.league.match`` may import it
 (pyproject.toml import-linter contracts); :mod:`referee.transport.client` builds them.
 """
 
@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Literal
 
-from referee.views import Action
+from referee.game.views import Action
 
 TransportFault = Literal["timeout", "malformed", "crash"]
 

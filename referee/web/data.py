@@ -16,10 +16,10 @@ import tomllib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from referee.rules import Rules
-from referee.records import FAULT_KINDS, FaultKind, GameRecord
-from referee.standings import Standings, compute_standings
-from referee.store import ResultsStore, StoredFault
+from referee.game.records import FAULT_KINDS, FaultKind, GameRecord
+from referee.game.rules import Rules
+from referee.results.store import ResultsStore, StoredFault
+from referee.standings.table import Standings, compute_standings
 
 RECENT_GAMES = 20  # finish times the ETA is measured over
 MIN_REBUILD_S = 1.0  # the live site's standings are at most this much older than the store
@@ -113,7 +113,7 @@ def scheduled_total(config_text: str) -> int | None:
     text cannot be read as a config: the site then shows the count without a total)."""
     try:
         from referee.config.schema import FileModel
-        from referee.schedule import make_fixtures
+        from referee.schedule.make import make_fixtures
 
         model = FileModel.model_validate(tomllib.loads(config_text))
         league = model.league

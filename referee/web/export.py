@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 
 from referee.errors import StoreError
-from referee.store import ResultsStore
+from referee.results.store import ResultsStore
 from referee.web.data import SiteData, slug
 from referee.web.render import STATIC, Pages
 

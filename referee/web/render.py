@@ -24,8 +24,8 @@ import jinja2
 from markupsafe import Markup
 
 from referee.checkbot.describe import describe_request, legal_answers
-from referee.records import FAULT_KINDS, GameRecord
-from referee.standings import Standings
+from referee.game.records import FAULT_KINDS, GameRecord
+from referee.standings.table import Standings
 from referee.web.data import Progress, SiteData, Snapshot, slug
 from referee.web.plots import decision_time_svg
 from referee.web.viewer import dealt_hands, game_steps, visible_hands

@@ -15,7 +15,7 @@ from hypercorn.utils import wrap_app
 from starlette.applications import Starlette
 
 from referee.errors import ConfigError
-from referee.store import ResultsStore
+from referee.results.store import ResultsStore
 from referee.web.app import make_app
 from referee.web.data import SiteData
 from referee.web.render import Pages

@@ -1,7 +1,7 @@
 """The game viewer's steps: a stored game, trick by trick. Pure.
 
 A :class:`GameRecord` keeps, per round, every seat's hand as dealt and every trick's plays
-(:func:`referee.gamelog.round_summary`). :func:`game_steps` turns that into the steps the
+(:func:`referee.game.gamelog.round_summary`). :func:`game_steps` turns that into the steps the
 web viewer shows: per round one step for the deal (and trump), one per trick, then one
 for the end of the game. Each step carries every seat's cards *still held* after it;
 :func:`visible_hands` hides the other seats' cards from a seat's point of view until the
@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from referee.records import GameRecord
+from referee.game.records import GameRecord
 
 
 @dataclass(frozen=True)

@@ -7,12 +7,12 @@ import json
 
 import pytest
 
-from referee.cards import parse_card, parse_cards
 from referee.checkbot.describe import action_text, describe_request, legal_answers
 from referee.checkbot.situations import Situation, build_situations, finish, stack_deck
-from referee.dealing import deal
+from referee.game.cards import parse_card, parse_cards
+from referee.game.dealing import deal
+from referee.game.views import DecisionKind, Pass, SeatStatus, format_action
 from referee.transport import codec
-from referee.views import DecisionKind, Pass, SeatStatus, format_action
 
 IN, DOG = SeatStatus.IN, SeatStatus.DOG
 SITUATIONS = {situation.key: situation for situation in build_situations()}

@@ -9,15 +9,16 @@ from typing import Any
 
 import trio
 
-from referee.faults import FaultPolicy
-from referee.league import FixtureRunner, LeagueSpec, run_league
-from referee.pool import BotEntry
-from referee.records import GameRecord
-from referee.rules import Rules
+from referee.game.faults import FaultPolicy
+from referee.game.records import GameRecord
+from referee.game.rules import Rules
+from referee.game.timecontrol import TimeControl
+from referee.league.pool import BotEntry
+from referee.league.run import FixtureRunner, LeagueSpec, run_league
+from referee.results.store import ResultsStore
 from referee.sandbox import SandboxSettings
-from referee.schedule import Fixture, make_fixtures
-from referee.store import ResultsStore
-from referee.timecontrol import TimeControl
+from referee.schedule.fixture import Fixture
+from referee.schedule.make import make_fixtures
 from tests.conftest import REPO
 
 SAMPLES = REPO / "sample_bots" / "python"

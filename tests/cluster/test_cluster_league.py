@@ -20,9 +20,9 @@ from distributed import Client, LocalCluster
 
 from referee.cluster.bundle import BotBundle, pack
 from referee.cluster.runner import ClusterError, ClusterRunner
-from referee.records import GameRecord
+from referee.game.records import GameRecord
 from referee.sandbox import SandboxSettings
-from referee.schedule import make_fixtures
+from referee.schedule.make import make_fixtures
 from tests.cluster.helpers import BOTS, SAMPLES, Recorder, fixtures, league_spec, play, without_timings
 from tests.conftest import REPO, run_referee, write_config
 

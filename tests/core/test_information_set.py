@@ -14,12 +14,12 @@ from dataclasses import dataclass
 
 import pytest
 
-from referee.cards import Card
 from referee.errors import IllegalAction
-from referee.game import Game, replay
-from referee.rules import Rules
+from referee.game.cards import Card
+from referee.game.engine import Game, replay
+from referee.game.rules import Rules
+from referee.game.views import Action, CardPlayed, Play, SeatStatus, fallback_action
 from referee.transport.codec import request_to_view, view_to_request
-from referee.views import Action, CardPlayed, Play, SeatStatus, fallback_action
 
 
 @dataclass

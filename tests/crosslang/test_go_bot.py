@@ -13,8 +13,8 @@ import trio
 
 import referee
 from referee.botkit.helpers import beats, trick_winner
+from referee.game.views import Pass, Play
 from referee.transport.client import BotClient, Reply
-from referee.views import Pass, Play
 from tests.conftest import run_referee
 from tests.crosslang.helpers import GO_BOT, start_go
 from tests.crosslang.test_sample_bots import dog_views, hello

@@ -13,10 +13,10 @@ import trio
 
 import referee
 from referee.botkit.helpers import beats, trick_winner
-from referee.game import Game
-from referee.rules import Rules
+from referee.game.engine import Game
+from referee.game.rules import Rules
+from referee.game.views import Pass, Play, SeatView
 from referee.transport.client import BotClient, HelloInfo, Reply
-from referee.views import Pass, Play, SeatView
 from tests.crosslang.helpers import PROTO, start_cpp, start_node
 from tests.transport.helpers import SAMPLES, BotLauncher, RunningBot
 from tests.transport.test_client import connect, play_game_over_grpc

@@ -7,7 +7,7 @@ import re
 from math import comb
 
 from referee.config import load_config
-from referee.schedule import make_fixtures
+from referee.schedule.make import make_fixtures
 from tests.conftest import REPO
 
 DEMO = REPO / "tournaments" / "demo.toml"

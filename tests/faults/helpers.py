@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from referee.records import GameRecord
-from referee.store import ResultsStore
+from referee.game.records import GameRecord
+from referee.results.store import ResultsStore
 from tests.conftest import REPO, run_referee, write_config
 
 SAMPLES = REPO / "sample_bots" / "python"

@@ -4,7 +4,7 @@ faults, whatever kind of fault it makes and wherever it makes it.
 
 Each game is played twice with the same seeds (deal, opponents' and the strategy's own
 random choices): once clean, once with faults injected into the strategy's replies; the
-two scores are compared pairwise. Points as in the standings (referee/standings.py): 1 per
+two scores are compared pairwise. Points as in the standings (referee/standings/table.py): 1 per
 opponent outlasted, 1/2 per opponent placed equal.
 """
 
@@ -17,14 +17,14 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from referee.cards import CARDS, Suit
-from referee.faults import FaultPolicy
-from referee.game import Game
-from referee.match import Player, play_match
-from referee.rules import Rules
-from referee.timecontrol import TimeControl
+from referee.game.cards import CARDS, Suit
+from referee.game.engine import Game
+from referee.game.faults import FaultPolicy
+from referee.game.rules import Rules
+from referee.game.timecontrol import TimeControl
+from referee.game.views import Action, ChooseTrump, DecisionKind, Event, Play, SeatView
+from referee.league.match import Player, play_match
 from referee.transport.replies import Reply
-from referee.views import Action, ChooseTrump, DecisionKind, Event, Play, SeatView
 
 TIME = TimeControl(move_ms=200, grace_ms=50, bank_ms=600)
 SEATS = 4

@@ -11,7 +11,7 @@ import shutil
 import sqlite3
 from pathlib import Path
 
-from referee.store import ResultsStore
+from referee.results.store import ResultsStore
 from tests.conftest import processes_matching, run_referee
 from tests.faults.helpers import BOTS, RANDOM, assert_forfeit_placement, run_league
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import trio
 
-from referee.pool import BotEntry, BotPool, Lease, StartFailure
+from referee.game.timecontrol import TimeControl
+from referee.league.pool import BotEntry, BotPool, Lease, StartFailure
 from referee.sandbox import SandboxSettings, resolve_mode
-from referee.timecontrol import TimeControl
 from tests.faults.helpers import BOTS
 
 

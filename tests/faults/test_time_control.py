@@ -3,7 +3,7 @@
 bank shrinks by the overrun (as the next request tells the bot); a timeout spends the
 bank; a reply after the deadline is discarded and never confuses the next decision.
 
-The bank tests drive :func:`referee.match.play_match` in-process so they can read what
+The bank tests drive :func:`referee.league.match.play_match` in-process so they can read what
 each request told the bot; the others go through ``referee run``."""
 
 from __future__ import annotations
@@ -15,15 +15,15 @@ from pathlib import Path
 
 import trio
 
-from referee.faults import FaultPolicy
-from referee.game import Game
-from referee.match import MatchResult, play_match
-from referee.pool import BotEntry, BotPool, Lease
-from referee.rules import Rules
+from referee.game.engine import Game
+from referee.game.faults import FaultPolicy
+from referee.game.rules import Rules
+from referee.game.timecontrol import TimeControl
+from referee.game.views import Event, SeatView
+from referee.league.match import MatchResult, play_match
+from referee.league.pool import BotEntry, BotPool, Lease
 from referee.sandbox import SandboxSettings, resolve_mode
-from referee.timecontrol import TimeControl
 from referee.transport.replies import Reply
-from referee.views import Event, SeatView
 from tests.faults.helpers import BOTS, RANDOM, STARTUP_MS, run_league
 
 

@@ -7,12 +7,12 @@ import json
 import random
 from pathlib import Path
 
-from referee.faults import FaultPolicy
-from referee.game import Game
-from referee.match import Player, play_match
-from referee.rules import Rules
-from referee.timecontrol import TimeControl
-from referee.tracelog import TraceLog
+from referee.game.engine import Game
+from referee.game.faults import FaultPolicy
+from referee.game.rules import Rules
+from referee.game.timecontrol import TimeControl
+from referee.league.match import Player, play_match
+from referee.league.tracelog import TraceLog
 from tests.faults.test_never_pays import Bot, at_random, uniform
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from referee.records import ActionRecord, FaultRecord, GameRecord
-from referee.rules import Rules
+from referee.game.records import ActionRecord, FaultRecord, GameRecord
+from referee.game.rules import Rules
 
 
 def game_record(

@@ -8,11 +8,11 @@ from pathlib import Path
 
 from tests.league_data.league_records import game_record
 
-from referee.budget import MovementRounds, too_long_warning
 from referee.config.settings import LeagueSettings
-from referee.schedule import Fixture
-from referee.standings import Standings, compute_standings
-from referee.store import ResultsStore
+from referee.league.budget import MovementRounds, too_long_warning
+from referee.results.store import ResultsStore
+from referee.schedule.fixture import Fixture
+from referee.standings.table import Standings, compute_standings
 
 NAMES = [f"bot{i}" for i in range(8)]  # tables of 4: a round is 2 tables x 4 rotations = 8 games
 
@@ -110,7 +110,7 @@ def test_a_resumed_league_finishes_its_started_round_and_keeps_its_time(tmp_path
 
 
 def make_round(number: int) -> list[Fixture]:
-    from referee.movement import movement_fixtures
+    from referee.schedule.movement import movement_fixtures
 
     return [f for f in movement_fixtures(NAMES, 4, 1, 7, number + 1) if f.round == number]
 

@@ -10,7 +10,7 @@ import pytest
 from referee.config import load_config, rules_from_options
 from referee.config.schema import RulesModel
 from referee.errors import ConfigError
-from referee.rules import Rules
+from referee.game.rules import Rules
 
 BOTS = """
 [[bots]]
@@ -137,16 +137,13 @@ def test_strict_preset_forfeits_on_first_fault(tmp_path: Path) -> None:
     assert config.faults.max_faults == 1 and config.faults.forfeit_after == 1
 
 
-def test_sandbox_section_has_the_sandbox_settings_fields() -> None:
-    settings = pytest.importorskip("referee.sandbox.settings")
-    from referee.config import SandboxSection
+def test_sandbox_model_matches_sandbox_settings() -> None:
+    from referee.config.schema import SandboxModel
+    from referee.sandbox.settings import SandboxSettings
 
-    ours = {field.name for field in dataclasses.fields(SandboxSection)}
-    theirs = {field.name for field in dataclasses.fields(settings.SandboxSettings)}
-    assert ours <= theirs
-    section = SandboxSection(memory_mb=256, ro_paths=("/opt",))
-    built = settings.SandboxSettings(**dataclasses.asdict(section))
-    assert built.memory_mb == 256 and built.ro_paths == ("/opt",)
+    assert list(SandboxModel.model_fields) == [field.name for field in dataclasses.fields(SandboxSettings)]
+    defaults = SandboxModel().model_dump()
+    assert SandboxSettings(**{**defaults, "ro_paths": tuple(defaults["ro_paths"])}) == SandboxSettings()
 
 
 def test_rules_model_matches_rules_dataclass() -> None:

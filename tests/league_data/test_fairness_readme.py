@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from tests.conftest import REPO
 
-from referee.fairness import fairness, fairness_markdown
-from referee.schedule import make_fixtures
+from referee.schedule.fairness import fairness, fairness_markdown
+from referee.schedule.make import make_fixtures
 
 
 def test_readme_fairness_table_is_regenerated() -> None:

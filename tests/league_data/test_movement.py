@@ -15,9 +15,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from referee.errors import ConfigError
-from referee.movement import LONG_NEIGHBOUR_SPREAD, LONG_PAIR_SPREAD, NEIGHBOUR_SPREAD, PAIR_SPREAD, round_shape
-from referee.schedule import Fixture, make_fixtures
-from referee.seating import successor_pairs
+from referee.schedule.fixture import Fixture
+from referee.schedule.make import make_fixtures
+from referee.schedule.movement import LONG_NEIGHBOUR_SPREAD, LONG_PAIR_SPREAD, NEIGHBOUR_SPREAD, PAIR_SPREAD, round_shape
+from referee.schedule.seating import successor_pairs
 
 ROUNDS = 3
 # what seed 2026 reaches, tighter than the bounds for any seed (a guard on the search's quality)

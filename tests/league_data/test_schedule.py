@@ -11,8 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from referee.errors import ConfigError
-from referee.schedule import Fixture, make_fixtures
-from referee.seating import successor_pairs
+from referee.schedule.fixture import Fixture
+from referee.schedule.make import make_fixtures
+from referee.schedule.seating import successor_pairs
 
 
 @st.composite

@@ -1,4 +1,4 @@
-"""The sequential stop's test (referee.uncertainty.sprt): table-driven verdicts, the
+"""The sequential stop's test (referee.standings.uncertainty.sprt): table-driven verdicts, the
 shape of the log-likelihood ratio, and its error rates on seeded simulated data."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from referee.uncertainty import Interval, Verdict, sprt, sprt_bounds, sprt_llr, top_verdicts
+from referee.standings.uncertainty import Interval, Verdict, sprt, sprt_bounds, sprt_llr, top_verdicts
 
 
 def bot(mean: float, sem: float | None, units: int = 50) -> Interval:

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from scipy import stats as scipy_stats
 from tests.league_data.league_records import game_record
 
-from referee.records import FAULT_KINDS, ActionRecord, FaultRecord, GameRecord
-from referee.standings import CSV_HEADER, compute_standings, head_to_head, p95
+from referee.game.records import FAULT_KINDS, ActionRecord, FaultRecord, GameRecord
+from referee.standings.table import CSV_HEADER, compute_standings, head_to_head, p95
 
 
 def test_points_count_opponents_outlasted_ties_half() -> None:

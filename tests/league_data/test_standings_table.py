@@ -10,7 +10,7 @@ from tests.league_data.league_records import game_record
 
 from referee.report.live import LiveReporter
 from referee.report.standings_table import head_to_head_table, print_standings, separation_line, standings_table
-from referee.standings import compute_standings
+from referee.standings.table import compute_standings
 
 
 def text(renderable: object, width: int = 160) -> str:

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from referee.errors import StoreError
-from referee.records import ActionRecord, FaultRecord, GameRecord
-from referee.standings import compute_standings
-from referee.store import ResultsStore
+from referee.game.records import ActionRecord, FaultRecord, GameRecord
+from referee.results.store import ResultsStore
+from referee.standings.table import compute_standings
 from tests.league_data.league_records import game_record
 
 CONFIG = '[league]\nname = "demo"\n'

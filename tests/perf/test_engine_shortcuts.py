@@ -12,11 +12,11 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from referee.cards import CARDS, Card, Rank, Suit
-from referee.dealing import deal, deal_positions, shuffled_deck, shuffled_positions
-from referee.game import Game
-from referee.rules import Rules
-from referee.views import Play, SeatStatus, Trick
+from referee.game.cards import CARDS, Card, Rank, Suit
+from referee.game.dealing import deal, deal_positions, shuffled_deck, shuffled_positions
+from referee.game.engine import Game
+from referee.game.rules import Rules
+from referee.game.views import Play, SeatStatus, Trick
 
 
 def reference_deck(seed: int, round_number: int) -> tuple[Card, ...]:

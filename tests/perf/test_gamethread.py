@@ -1,4 +1,4 @@
-"""referee.gamethread: a game's loop on its own thread, awaited in trio."""
+"""referee.league.gamethread: a game's loop on its own thread, awaited in trio."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 import trio
 
 from referee.errors import MatchStopped
-from referee.gamethread import Stopped, run_game_thread
+from referee.league.gamethread import Stopped, run_game_thread
 
 
 def test_returns_the_result_made_on_another_thread() -> None:

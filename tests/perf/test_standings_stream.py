@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-import referee.store as store_module
-from referee.records import ActionRecord, FaultRecord, GameRecord
-from referee.standings import compute_standings, head_to_head
-from referee.store import ResultsStore
+import referee.results.store as store_module
+from referee.game.records import ActionRecord, FaultRecord, GameRecord
+from referee.results.store import ResultsStore
+from referee.standings.table import compute_standings, head_to_head
 from tests.league_data.league_records import game_record
 
 BOTS = ["ann", "bob", "cy", "dee", "eve"]

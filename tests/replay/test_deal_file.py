@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from referee.cards import CARDS, parse_cards
-from referee.dealfile import Deal, format_deal, parse_deal, read_deal
 from referee.errors import ConfigError
+from referee.game.cards import CARDS, parse_cards
+from referee.results.dealfile import Deal, format_deal, parse_deal, read_deal
 from tests.replay.helpers import error_line, referee
 
 DECK = " ".join(str(card) for card in CARDS)
@@ -114,7 +114,7 @@ def test_parse_errors_are_config_errors_naming_the_source() -> None:
 
 @pytest.mark.parametrize("as_json", [False, True])
 def test_a_deal_keeps_its_rules_through_format_and_parse(as_json: bool) -> None:
-    from referee.rules import Rules
+    from referee.game.rules import Rules
 
     rules = Rules(required_tricks="strict", dog_life="off", allow_no_trump=True, start_hand_size=4)
     deal = Deal(first_dealer=1, decks={1: parse_cards(SHUFFLED)}, rules=rules)
@@ -152,8 +152,8 @@ def _deal_rules_cases() -> list[tuple[str, list[str], bool, object]]:
 @pytest.mark.parametrize(("options", "override", "expected"), [case[1:] for case in _deal_rules_cases()],
                          ids=[case[0] for case in _deal_rules_cases()])
 def test_play_deal_rules_against_rule_options(options: list[str], override: bool, expected: object) -> None:
-    from referee.dealfile import deal_rules
-    from referee.rules import Rules
+    from referee.game.rules import Rules
+    from referee.results.dealfile import deal_rules
 
     carried = None if options == ["dog_life=off"] else Rules(start_hand_size=5)
     deal = Deal(first_dealer=0, rules=carried, source="hand.toml")

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from referee.cards import CARDS
-from referee.dealfile import read_deal
+from referee.game.cards import CARDS
+from referee.results.dealfile import read_deal
 from tests.replay.helpers import error_line, play, referee, stored, without_times
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.rules import Rules
+from referee.game.rules import Rules
 from tests.replay.helpers import error_line, play, referee, stored
 
 

@@ -41,7 +41,7 @@ def test_every_variant_key_plays_is_recorded_and_reruns(short_tmp: Path) -> None
 
 
 def _defaults() -> dict[str, object]:
-    from referee.rules import Rules
+    from referee.game.rules import Rules
 
     return Rules().as_dict()
 

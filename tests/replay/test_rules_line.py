@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
+from referee.game.rules import Rules
 from referee.report.standings_table import print_standings
-from referee.rules import Rules
-from referee.standings import compute_standings
+from referee.standings.table import compute_standings
 from tests.league_data.league_records import game_record
 from tests.replay.helpers import play, referee
 

@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 from referee.cli.replay import rerun_differences
-from referee.records import GameRecord
+from referee.game.records import GameRecord
 from tests.replay.helpers import play, referee, stored
 
 _P_SEAT = re.compile(r"\bP\d\b")

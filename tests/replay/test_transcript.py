@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from referee.cards import Card, Rank, Suit, parse_card
+from referee.game.cards import Card, Rank, Suit, parse_card
 from tests.conftest import REPO, write_config
 from tests.replay.helpers import BOTS, game_ids, play, referee, stored
 

@@ -1,6 +1,6 @@
 """Test helpers for the rules engine: build exact deals, plan whole rounds, play them.
 
-Written independently of ``referee.dealing`` so that the tests check the engine's
+Written independently of ``referee.game.dealing`` so that the tests check the engine's
 dealing (rules.md R6) rather than repeat it.
 """
 
@@ -9,10 +9,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from referee.cards import CARDS, Card, Suit, parse_card, parse_cards
-from referee.game import Game
-from referee.rules import Rules
-from referee.views import ChooseTrump, DecisionKind, Pass, Play, SeatStatus, TrickWon
+from referee.game.cards import CARDS, Card, Suit, parse_card, parse_cards
+from referee.game.engine import Game
+from referee.game.rules import Rules
+from referee.game.views import ChooseTrump, DecisionKind, Pass, Play, SeatStatus, TrickWon
 
 IN, DOG, OUT = SeatStatus.IN, SeatStatus.DOG, SeatStatus.OUT
 

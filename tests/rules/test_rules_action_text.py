@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from referee.cards import CARDS, Suit
 from referee.errors import ConfigError
-from referee.views import Action, ChooseTrump, Pass, Play, format_action, parse_action
+from referee.game.cards import CARDS, Suit
+from referee.game.views import Action, ChooseTrump, Pass, Play, format_action, parse_action
 from tests.rules.rules_helpers import card
 
 ALL_ACTIONS: list[Action] = [*(Play(c) for c in CARDS), *(ChooseTrump(s) for s in Suit), ChooseTrump(None), Pass()]

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from referee.game import Game
-from referee.rules import Rules
-from referee.views import RoundEnded, RoundStarted
+from referee.game.engine import Game
+from referee.game.rules import Rules
+from referee.game.views import RoundEnded, RoundStarted
 from tests.rules.rules_helpers import DOG, IN, OUT, RoundPlan, play_out, play_round, planned_game, snapshot
 
 FOUR = (IN,) * 4

@@ -15,11 +15,11 @@ from itertools import product
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from referee.cards import CARDS, Card, Suit
 from referee.errors import IllegalAction
-from referee.game import Game, RoundRecord, replay
-from referee.rules import Rules
-from referee.views import Action, ChooseTrump, GameEnded, Pass, Play, RoundEnded, RoundStarted, SeatStatus, Trick
+from referee.game.cards import CARDS, Card, Suit
+from referee.game.engine import Game, RoundRecord, replay
+from referee.game.rules import Rules
+from referee.game.views import Action, ChooseTrump, GameEnded, Pass, Play, RoundEnded, RoundStarted, SeatStatus, Trick
 from tests.rules.rules_helpers import DOG, IN, OUT, recipients
 
 VARIANTS = [

@@ -6,11 +6,11 @@ from collections.abc import Callable
 
 import pytest
 
-from referee.cards import Suit
 from referee.errors import IllegalAction
-from referee.game import Game
-from referee.rules import Rules
-from referee.views import Action, ChooseTrump, Pass, Play
+from referee.game.cards import Suit
+from referee.game.engine import Game
+from referee.game.rules import Rules
+from referee.game.views import Action, ChooseTrump, Pass, Play
 from tests.rules.rules_helpers import DOG, IN, RoundPlan, build_deck, card, play_out, play_round, planned_game, snapshot
 
 DOG_ROUND1 = RoundPlan(dealer=0, status=(IN,) * 4, winners=[0, 1, 2, 0, 1, 2, 0])  # P3 becomes a dog

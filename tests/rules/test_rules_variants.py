@@ -6,12 +6,12 @@ import random
 
 import pytest
 
-from referee.cards import CARDS, Suit
-from referee.dealing import shuffled_deck
 from referee.errors import ConfigError
-from referee.game import Game
-from referee.rules import Rules
-from referee.views import ChooseTrump, DecisionKind, RoundEnded, RoundStarted, SeatStatus
+from referee.game.cards import CARDS, Suit
+from referee.game.dealing import shuffled_deck
+from referee.game.engine import Game
+from referee.game.rules import Rules
+from referee.game.views import ChooseTrump, DecisionKind, RoundEnded, RoundStarted, SeatStatus
 from tests.rules.rules_helpers import DOG, IN, OUT, RoundPlan, play_out, play_plans
 
 THREE = (IN, IN, IN)

@@ -8,12 +8,12 @@ import random
 import pytest
 from tests.rules.rules_helpers import DOG, IN, OUT, RoundPlan, build_deck, card, play_plans, play_round, planned_game
 
-from referee.cards import CARDS, Suit
 from referee.errors import IllegalAction
-from referee.game import Game
-from referee.gamelog import round_summary
-from referee.rules import Rules
-from referee.views import (
+from referee.game.cards import CARDS, Suit
+from referee.game.engine import Game
+from referee.game.gamelog import round_summary
+from referee.game.rules import Rules
+from referee.game.views import (
     CardPlayed,
     CardRevealed,
     ChooseTrump,

@@ -24,14 +24,14 @@ from tests.transport.helpers import hand_view
 pytestmark = [pytest.mark.sandbox, pytest.mark.timeout(120)]
 
 SAMPLE = REPO / "sample_bots" / "python" / "random_bot.py"
-HEAVY = ["referee.views", "referee.cards", "referee.rules", "referee.transport.codec", "referee.botkit.decide"]
+HEAVY = ["referee.game.views", "referee.game.cards", "referee.game.rules", "referee.transport.codec", "referee.botkit.decide"]
 
 AT_START = f"""
 import json, runpy, sys
 runpy.run_path({str(SAMPLE)!r}, run_name="sample")  # the bot's module, not its serve()
 loaded_at_start = [name for name in {HEAVY!r} if name in sys.modules]
-import referee.botkit, referee.cards, referee.views
-same = referee.botkit.Card is referee.cards.Card and referee.botkit.SeatView is referee.views.SeatView
+import referee.botkit, referee.game.cards, referee.game.views
+same = referee.botkit.Card is referee.game.cards.Card and referee.botkit.SeatView is referee.game.views.SeatView
 print(json.dumps([loaded_at_start, same]))
 """
 

@@ -21,11 +21,11 @@ from rich.console import Console
 
 from referee.cli.setup import league_spec, open_results
 from referee.config import load_config
-from referee.league import run_league
-from referee.records import ActionRecord, FaultRecord, GameRecord
+from referee.game.records import ActionRecord, FaultRecord, GameRecord
+from referee.league.run import run_league
+from referee.results.store import ResultsStore
 from referee.sandbox.bwrap import SLOT_UIDS
-from referee.schedule import make_fixtures
-from referee.store import ResultsStore
+from referee.schedule.make import make_fixtures
 from tests.conftest import REPO, processes_matching, run_referee, write_config
 from tests.sandbox.helpers import wait_for
 

@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from referee.game import replay
-from referee.gamelog import rerun
-from referee.records import GameRecord
+from referee.game.engine import replay
+from referee.game.gamelog import rerun
+from referee.game.records import GameRecord
+from referee.game.rules import Rules
+from referee.game.views import Play, parse_action, parse_card
 from referee.report.faults import print_faults
-from referee.rules import Rules
-from referee.store import ResultsStore
-from referee.views import Play, parse_action, parse_card
+from referee.results.store import ResultsStore
 from tests.sandbox_league.helpers import (
     BAD,
     FAULT_BOTS,

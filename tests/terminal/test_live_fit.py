@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from referee.records import ActionRecord, FaultRecord, GameRecord
+from referee.game.records import ActionRecord, FaultRecord, GameRecord
 from referee.report.live import STARTING, live_view, placement_line, progress_bar
 from referee.report.standings_table import print_standings
-from referee.standings import Standings, compute_standings
+from referee.standings.table import Standings, compute_standings
 from tests.league_data.league_records import game_record
 
 GOLDEN = Path(__file__).parent / "golden"

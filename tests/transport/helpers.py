@@ -10,9 +10,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from referee.cards import Suit, parse_card, parse_cards
-from referee.rules import Rules
-from referee.views import ChooseTrump, DecisionKind, Play, SeatStatus, SeatView, Trick, TrickPlay
+from referee.game.cards import Suit, parse_card, parse_cards
+from referee.game.rules import Rules
+from referee.game.views import ChooseTrump, DecisionKind, Play, SeatStatus, SeatView, Trick, TrickPlay
 from tests.conftest import REPO
 
 SAMPLES = REPO / "sample_bots" / "python"

@@ -9,9 +9,9 @@ import pytest
 import trio
 
 from referee.botkit import Bot, GameSummary, SeatView, listen_address, start
-from referee.cards import Card, parse_card
+from referee.game.cards import Card, parse_card
+from referee.game.views import CardPlayed, Event, Pass, TrickWon
 from referee.transport.client import BotClient, Reply
-from referee.views import CardPlayed, Event, Pass, TrickWon
 from tests.transport.helpers import hand_view
 
 

@@ -13,11 +13,11 @@ import pytest
 import trio
 
 import referee
-from referee.game import Game
-from referee.rules import Rules
+from referee.game.engine import Game
+from referee.game.rules import Rules
+from referee.game.views import Action, DecisionKind, Play
 from referee.transport import HelloError, ProtocolMismatch
 from referee.transport.client import BotClient, HelloInfo, Reply
-from referee.views import Action, DecisionKind, Play
 from tests.transport.helpers import BOTS, HELLO_TIMEOUT_S, SAMPLES, BotLauncher, RunningBot, hand_view
 
 T = TypeVar("T")

@@ -13,9 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from referee._proto.knockout_whist.v1 import bot_pb2 as pb
-from referee.cards import CARDS, Suit
-from referee.game import Game
-from referee.rules import Rules
+from referee.game.cards import CARDS, Suit
+from referee.game.engine import Game
+from referee.game.rules import Rules
 from referee.transport import MalformedReply, codec, decode
 from referee.transport.codec import (
     action_to_proto,
@@ -26,7 +26,7 @@ from referee.transport.codec import (
     rules_to_proto,
     view_to_request,
 )
-from referee.views import (
+from referee.game.views import (
     Action,
     CardPlayed,
     CardRevealed,

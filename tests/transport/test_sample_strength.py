@@ -7,9 +7,9 @@ import importlib.util
 from types import ModuleType
 
 from referee.botkit import Bot
-from referee.game import Game
-from referee.rules import Rules
-from referee.views import Action, ChooseTrump, DecisionKind, Pass, Play
+from referee.game.engine import Game
+from referee.game.rules import Rules
+from referee.game.views import Action, ChooseTrump, DecisionKind, Pass, Play
 from tests.transport.helpers import SAMPLES
 
 

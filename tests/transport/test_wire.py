@@ -17,11 +17,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from referee._proto.knockout_whist.v1 import bot_pb2 as pb
-from referee.cards import Card
-from referee.game import Game
-from referee.rules import Rules
+from referee.game.cards import Card
+from referee.game.engine import Game
+from referee.game.rules import Rules
 from referee.transport.codec import request_json, request_to_view, view_to_request
-from referee.views import (
+from referee.game.views import (
     CardPlayed,
     CardRevealed,
     DecisionKind,

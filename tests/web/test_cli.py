@@ -21,7 +21,7 @@ def test_export_refuses_other_formats(tmp_path: Path) -> None:
 
 
 def test_a_port_in_use_is_one_line(tmp_path: Path) -> None:
-    from referee.store import ResultsStore
+    from referee.results.store import ResultsStore
 
     ResultsStore.open(tmp_path / "r.sqlite", league="x", fingerprint="f", config_text="", resume=False).close()
     with socket.socket() as taken:

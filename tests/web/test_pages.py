@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from referee.records import ActionRecord, FaultRecord
-from referee.store import ResultsStore
+from referee.game.records import ActionRecord, FaultRecord
+from referee.results.store import ResultsStore
 from referee.web.data import SiteData
 from referee.web.export import export_html
 from referee.web.render import Pages

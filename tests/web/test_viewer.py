@@ -7,10 +7,10 @@ from collections import Counter
 import pytest
 
 from referee.errors import ConfigError
-from referee.game import Game
-from referee.gamelog import build_record
-from referee.records import GameRecord
-from referee.rules import Rules
+from referee.game.engine import Game
+from referee.game.gamelog import build_record
+from referee.game.records import GameRecord
+from referee.game.rules import Rules
 from referee.web.data import estimate, slug
 from referee.web.serve import parse_address
 from referee.web.viewer import game_steps, visible_hands

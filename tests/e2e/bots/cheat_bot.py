@@ -1,8 +1,8 @@
 """Answers with a card it does not hold (the first card of the deck it lacks), quickly."""
 
 from referee.botkit import Bot, serve
-from referee.cards import CARDS, Card, Suit
-from referee.views import SeatView
+from referee.game.cards import CARDS, Card, Suit
+from referee.game.views import SeatView
 
 
 class Cheat(Bot):

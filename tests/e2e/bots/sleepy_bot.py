@@ -3,8 +3,8 @@
 import time
 
 from referee.botkit import Bot, serve
-from referee.cards import Card, Suit
-from referee.views import Play, SeatView
+from referee.game.cards import Card, Suit
+from referee.game.views import Play, SeatView
 
 
 class Sleepy(Bot):

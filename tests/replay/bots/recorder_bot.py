@@ -7,9 +7,9 @@ import sys
 import time
 
 from referee.botkit import Bot, decide, serve
-from referee.cards import CARDS, Card, Suit
+from referee.game.cards import CARDS, Card, Suit
+from referee.game.views import Play, SeatView
 from referee.transport import codec
-from referee.views import Play, SeatView
 
 OUT = sys.argv[1]
 _original = decide.decide
