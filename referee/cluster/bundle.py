@@ -99,7 +99,7 @@ def _is_results_file(path: Path) -> bool:
         with path.open("rb") as file:
             if file.read(len(SQLITE_HEADER)) != SQLITE_HEADER:
                 return False
-        with contextlib.closing(sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro&immutable=1", uri=True)) as db:
+        with contextlib.closing(sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True, timeout=1)) as db:
             tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     except (OSError, sqlite3.Error):
         return False

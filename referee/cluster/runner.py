@@ -64,7 +64,7 @@ def connect(address: str, *, timeout_s: float = 30) -> Client:
     problem = tls_problem(address)
     if problem is not None:
         raise ClusterError(problem)
-    logging.getLogger("distributed").setLevel(logging.CRITICAL)  # our lines say what happened
+    _quiet_dask()
     try:
         return Client(address, timeout=timeout_s, set_as_default=False)
     except Exception as error:  # OSError, TimeoutError, ssl errors, TypeError from a bad TLS setup...
@@ -72,6 +72,13 @@ def connect(address: str, *, timeout_s: float = 30) -> Client:
             f"cannot reach the Dask scheduler at {address}: {type(error).__name__}: {error} "
             "(start one with `dask scheduler`; TLS set-up: docs/cluster.md)"
         ) from None
+
+
+def _quiet_dask() -> None:
+    """Dask's own log on the coordinator says less than our lines, in tracebacks: off."""
+    for name in ["distributed", *logging.root.manager.loggerDict]:
+        if name == "distributed" or name.startswith("distributed."):
+            logging.getLogger(name).setLevel(logging.CRITICAL)
 
 
 class ClusterRunner:
