@@ -181,10 +181,11 @@ class Fleet:
                 )
                 if report.warning:
                     wanted += [f"worker {address}: {line}" for line in report.warning.splitlines()]
-                wanted += [
-                    f"worker {address}: bot {bot!r} cannot run there: {why}; its games go to other workers"
-                    for bot, why in sorted(state.refused.items())
-                ]
+                if not self.checking:  # a bot failing on its own here may yet fail everywhere
+                    wanted += [
+                        f"worker {address}: bot {bot!r} cannot run there: {why}; its games go to other workers"
+                        for bot, why in sorted(state.refused.items())
+                    ]
             for line in wanted:
                 if line not in state.said:
                     state.said.add(line)

@@ -46,6 +46,7 @@ WAITING_EVERY_S = 30.0  # a progress line while no worker can play
 SCATTER_TIMEOUT_S = 120.0  # the league's bots sent to one worker
 RESULT_TIMEOUT_S = 120.0  # a finished game's record fetched from its worker
 MAX_LOSSES = 3  # a game whose worker died this many times while playing it stops the league
+LOST_ERRORS = frozenset({"KilledWorker", "CommClosedError", "FutureCancelledError", "CancelledError"})  # a task's worker was lost
 
 Say = Callable[[str], None]
 
@@ -178,7 +179,7 @@ class ClusterRunner:
 
     async def _league_job(self, spec: LeagueSpec) -> LeagueJob:
         job = self._job
-        if job is None or job.spec.name != spec.name or job.spec.bots != spec.bots:
+        if job is None or job.spec != replace(spec, sandbox=self.sandbox):
             bundles = await trio.to_thread.run_sync(self.bundles, spec)
             for bundle in bundles:
                 if bundle.vanished:
@@ -400,17 +401,21 @@ class _Round:
         del self.waiting[fixture.game_id]
         self.fleet.send(state, fixture, withdrawn)
         self.attempts += 1
-        future = self.client.submit(
-            play_on_worker,
-            self.runner._shipped[state.address],
-            fixture,
-            withdrawn,
-            key=f"kwhist-{self.job.key}-{self.run_id}-{fixture.game_id}-{self.attempts}",
-            workers=[state.address],
-            allow_other_workers=False,
-            priority=-fixture.index,
-            pure=False,
-        )
+        try:
+            future = self.client.submit(
+                play_on_worker,
+                self.runner._shipped[state.address],
+                fixture,
+                withdrawn,
+                key=f"kwhist-{self.job.key}-{self.run_id}-{fixture.game_id}-{self.attempts}",
+                workers=[state.address],
+                allow_other_workers=False,
+                priority=-fixture.index,
+                pure=False,
+            )
+        except Exception as error:  # the client closed: the scheduler is gone
+            self.runner._lost = True
+            raise ClusterError(self.runner._lost_line(error)) from None
         self._watch_future(future, _Sent("game", state.address, fixture.game_id))
 
     def _wait_again(self, fixture: Fixture) -> None:
@@ -452,7 +457,10 @@ class _Round:
             except Exception as error:  # its worker died before the result was fetched
                 status, outcome = "lost", error
         elif status == "error":
-            outcome = await trio.to_thread.run_sync(future.exception, abandon_on_cancel=True)
+            try:
+                outcome = await trio.to_thread.run_sync(future.exception, abandon_on_cancel=True)
+            except Exception as error:
+                status, outcome = "lost", error
         if self.futures.pop(future, None) is None:
             return  # let go of meanwhile (its worker left)
         with contextlib.suppress(Exception):
@@ -486,7 +494,7 @@ class _Round:
             return
         if isinstance(outcome, HostTrouble):
             self.say(self.fleet.refuse(sent.address, outcome.bot, outcome.why))
-        elif status not in ("cancelled", "lost"):
+        elif status not in ("cancelled", "lost") and type(outcome).__name__ not in LOST_ERRORS:
             raise ClusterError(f"game {game_id} could not be played on the cluster: {_why(outcome)}")
         if fixture is not None:
             self._wait_again(fixture)
@@ -507,7 +515,8 @@ class _Round:
             with contextlib.suppress(trio.RunFinishedError):
                 token.run_sync_soon(on_start, event[1])
 
-        self.client.subscribe_topic(STARTED_TOPIC, handler)
+        with contextlib.suppress(Exception):  # no scheduler: the first look at the workers says so
+            self.client.subscribe_topic(STARTED_TOPIC, handler)
         try:
             yield
         finally:

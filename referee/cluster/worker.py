@@ -37,7 +37,7 @@ from referee.cluster.bundle import BotBundle, BundleMismatch, relocate, unpack
 from referee.errors import ConfigError, SandboxError
 from referee.league.pool import BotEntry, BotPool, Lease, StartFailure
 from referee.league.run import LeagueSpec, play_fixture
-from referee.sandbox import bwrap_problem, resolve_mode
+from referee.sandbox import SandboxSettings, bwrap_problem, resolve_mode
 from referee.schedule.fixture import Fixture
 
 STARTED_TOPIC = "kwhist-game-started"  # Dask event topic: a worker began a game (msg: game id)
@@ -318,8 +318,6 @@ def sandbox_problem(mode: str) -> tuple[str | None, str | None, str | None]:
     """(the mode bots run in here, its warning, why this host cannot run the league's
     ``mode``). On a cluster ``auto`` means bubblewrap on every worker: one league, one
     sandbox for every game (docs/cluster.md)."""
-    from referee.sandbox import SandboxSettings
-
     try:
         resolved, warning = resolve_mode(SandboxSettings(mode=mode))  # type: ignore[arg-type]
     except SandboxError as error:
