@@ -176,7 +176,7 @@ class Fleet:
             else:
                 started = sum(check.started for check in report.bots.values())
                 wanted.append(
-                    f"worker {address}: sandbox {report.mode}, {state.threads} games at once, "
+                    f"worker {address}: sandbox {report.mode}, {state.threads} {'game' if state.threads == 1 else 'games'} at once, "
                     f"{started} of {len(report.bots)} bots started"
                 )
                 if report.warning:
