@@ -318,11 +318,7 @@ class _Round:
             if self.fleet.capacity() == 0 and self.left:
                 if waiting_since is None:
                     waiting_since = now
-                    joined = len(self.fleet.workers)
-                    checking = " (checking what joined)" if self.fleet.checking else ""
-                    self.runner.say(
-                        f"waiting for workers at {self.runner.address}: {joined} joined, none can play yet{checking}"
-                    )
+                    self.runner.say(self._waiting_line())
                     said_at = now
                 elif now - said_at >= WAITING_EVERY_S:
                     self.runner.say(f"still waiting for workers ({now - waiting_since:.0f} s)…")
@@ -330,6 +326,14 @@ class _Round:
             else:
                 waiting_since = None
             await trio.sleep(POLL_S)
+
+    def _waiting_line(self) -> str:
+        joined = len(self.fleet.workers)
+        if not joined:
+            return f"waiting for workers to join the scheduler at {self.runner.address}…"
+        if self.fleet.checking:
+            return f"checking {joined} {'worker' if joined == 1 else 'workers'} before the first game (sandbox, bots' files, each bot started once)…"
+        return f"waiting for workers: none of the {joined} that joined {self.runner.address} can play…"
 
     async def _check(self, address: str) -> None:
         shipped = self.runner._shipped.get(address)
