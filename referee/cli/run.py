@@ -40,13 +40,13 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 def run(args: argparse.Namespace) -> int:
     console = make_console()
     config = load_config(args.config)
-    spec = league_spec(config, console, concurrency=args.concurrency, results=args.results)
+    cluster = open_cluster_runner(config, args.cluster, say=lambda line: console.print(line, markup=False, highlight=False))
+    spec = league_spec(config, console, concurrency=args.concurrency, results=args.results, here=cluster is None)
     league = config.league
     names = [bot.name for bot in config.bots]
     fixtures = None
     if league.format != "movement":
         fixtures = make_fixtures(names, league.table_size, league.deals, league.seed, format=league.format, challengers=league.challengers)
-    cluster = open_cluster_runner(config, args.cluster)
     store = open_results(config, args.results, resume=args.resume, spec=spec)
     already = len(store.finished_game_ids())
     schedule: Sequence[Fixture] | MovementRounds
