@@ -188,7 +188,7 @@ class MovementRounds:
         done = number * self.games_per_round
         league = self.league
         if league.games is not None and done + self.games_per_round > league.games:
-            return "games budget", f"budget reached: {number} rounds, {done:,} games (games = {league.games:,})"
+            return "games budget", f"budget reached: {_rounds(number)}, {done:,} games (games = {league.games:,})"
         if league.minutes is not None:
             rate = self.clock_of_run.rate()
             if rate:
@@ -196,7 +196,7 @@ class MovementRounds:
                 ends = played + self.games_per_round / rate
                 if ends > league.minutes * 60:
                     return "time budget", (
-                        f"time budget reached: {number} rounds, {done:,} games in {clock_text(played)}; "
+                        f"time budget reached: {_rounds(number)}, {done:,} games in {clock_text(played)}; "
                         f"round {number + 1} would end at {clock_text(math.ceil(ends))}, past the {clock_text(league.minutes * 60)} budget "
                         f"({rate:.1f} games/s)"
                     )
@@ -204,5 +204,9 @@ class MovementRounds:
             standings = self.standings(league.confidence)
             verdicts = top_verdicts([row.interval for row in standings.rows], league.separate, league.margin, league.confidence)
             if verdicts and Verdict.OPEN not in verdicts:
-                return "decided", f"decided after {number} rounds, {done:,} games: " + separation_text(standings, verdicts, league)
+                return "decided", f"decided after {_rounds(number)}, {done:,} games: " + separation_text(standings, verdicts, league)
         return None
+
+
+def _rounds(number: int) -> str:
+    return f"{number} round{'s' if number != 1 else ''}"

@@ -191,6 +191,14 @@
   }
 
   window.addEventListener("hashchange", draw);
+  window.addEventListener("popstate", draw);
+  box.addEventListener("click", (event) => {  // the viewer's own links: drawn at once, kept in the history
+    const target = event.target.closest && event.target.closest("a[href^='#seat=']");
+    if (!target || event.defaultPrevented) return;
+    event.preventDefault();
+    history.pushState(null, "", target.getAttribute("href"));
+    draw();
+  });
   document.addEventListener("keydown", (event) => {
     if (event.target.closest && event.target.closest("input, textarea")) return;
     const now = where();
