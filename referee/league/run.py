@@ -227,10 +227,12 @@ async def play_fixture(
 
 
 def _lead_to_log(fault: FaultRecord, lease: Lease | None, game_id: str) -> FaultRecord:
-    """The bot's log names the game and decision of each fault, beside its traceback
-    (``referee faults`` finds the log by the game's ``[referee] game <id>: seat N`` line)."""
+    """The bot's log names the game and decision of each fault, beside its traceback, with
+    what came back (the gRPC status, which the pages students read leave out; ``referee
+    faults`` finds the log by the game's ``[referee] game <id>: seat N`` line)."""
     if lease is not None and fault.decision is not None:
-        lease.note(f"game {game_id} decision {fault.decision}: {fault.kind} fault: {fault.detail}")
+        answered = f" (answered: {fault.answer})" if fault.answer else ""
+        lease.note(f"game {game_id} decision {fault.decision}: {fault.kind} fault: {fault.detail}{answered}")
     return fault
 
 
