@@ -39,10 +39,11 @@ def results_path(config: LeagueConfig, override: Path | None) -> Path:
 
 
 def league_spec(config: LeagueConfig, console: Console, *, concurrency: int | None = None, results: Path | None = None) -> LeagueSpec:
-    """Validate what the config cannot check alone (the sandbox mode on this host) and
+    """Validate what the config cannot check alone (the sandbox mode on this host: ``auto``
+    without a usable bubblewrap raises SandboxError, :func:`referee.sandbox.league_mode`) and
     build the runner's spec. Prints the sandbox warning line, if any."""
     settings = config.sandbox
-    mode, warning = sandbox.resolve_mode(settings)
+    mode, warning = sandbox.league_mode(settings, str(config.source))
     if warning:
         console.print(f"[yellow]{warning}[/]")
     bots = tuple(
