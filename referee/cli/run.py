@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
 
+from rich.console import Console
 from rich.markup import escape
 
 from referee.cli.main import positive_int
@@ -16,9 +17,12 @@ from referee.report.console import make_console
 from referee.cli.cluster import open_cluster_runner
 from referee.cli.setup import league_spec, open_results, run_trio, shutdown_guard, store_standings
 from referee.config import load_config
+from referee.errors import BotError
 from referee.league.budget import MovementRounds, movement_line, too_long_warning
-from referee.league.run import run_league
+from referee.league.preflight import check_bots, no_league, trouble_line
+from referee.league.run import LeagueSpec, run_league
 from referee.report.live import make_reporter
+from referee.report.safe_text import safe_markup
 from referee.report.standings_table import print_standings
 from referee.schedule.fixture import Fixture
 from referee.schedule.make import make_fixtures
@@ -47,6 +51,8 @@ def run(args: argparse.Namespace) -> int:
     if league.format != "movement":
         fixtures = make_fixtures(names, league.table_size, league.deals, league.seed, format=league.format, challengers=league.challengers)
     cluster = open_cluster_runner(config, args.cluster)
+    if cluster is None:
+        check_bots_first(console, spec)
     store = open_results(config, args.results, resume=args.resume, spec=spec)
     already = len(store.finished_game_ids())
     schedule: Sequence[Fixture] | MovementRounds
@@ -96,3 +102,14 @@ def run(args: argparse.Namespace) -> int:
     console.print(f"results: {store.path}   (referee standings {store.path})")
     return 0
 
+
+def check_bots_first(console: Console, spec: LeagueSpec) -> None:
+    """Start each bot once before game 1 (:mod:`referee.league.preflight`): name each bot
+    that does not start; raise BotError when no game can be played, HostError when the host
+    cannot run a bot (both exit 2, before any game or standings)."""
+    with shutdown_guard(console):
+        troubles = run_trio(partial(check_bots, spec))
+    for trouble in troubles:
+        console.print(f"[yellow]{safe_markup(trouble_line(trouble))}[/]", soft_wrap=True)
+    if (stop := no_league(troubles, len(spec.bots))) is not None:
+        raise BotError(stop)
