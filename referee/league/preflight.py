@@ -41,8 +41,8 @@ class BotTrouble:
 async def check_bots(spec: LeagueSpec) -> list[BotTrouble]:
     """Start every bot of ``spec`` once, all at once, under the league's sandbox and time
     control (a remote bot: connect and ask Hello), then stop them; -> the bots that did not
-    start, in the league's order. Raises HostError (the first, once every bot was tried)
-    when the host cannot run a bot."""
+    start, in the league's order. Raises HostError (of the first such bot in the league's
+    order, once every bot was tried) when the host cannot run a bot."""
     failures: dict[str, StartFailure | HostError] = {}
     async with BotPool(
         spec.bots,
@@ -65,7 +65,7 @@ async def check_bots(spec: LeagueSpec) -> list[BotTrouble]:
         async with trio.open_nursery() as nursery:
             for bot in spec.bots:
                 nursery.start_soon(start, bot.name)
-    host = [error for error in failures.values() if isinstance(error, HostError)]
+    host = [failure for bot in spec.bots if isinstance(failure := failures.get(bot.name), HostError)]
     if host:
         raise host[0]
     troubles = []
