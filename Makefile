@@ -26,13 +26,15 @@ test: $(STAMP)
 proto: $(STAMP)
 	$(PY) -m referee.transport.protogen
 
-# The sample bots in other languages (sample_bots/node, sample_bots/cpp, sample_bots/go): Node.js
-# with npm, for C++ cmake, pkg-config and gRPC, for Go Debian's Go packages (see each README.md).
+# The sample bots in other languages (sample_bots/node, sample_bots/cpp, sample_bots/go,
+# sample_bots/java): Node.js with npm, for C++ cmake, pkg-config and gRPC, for Go and Java
+# Debian's packages (see each README.md).
 bots:
 	cd sample_bots/node && npm ci --no-audit --no-fund --loglevel=error
 	cmake -S sample_bots/cpp -B sample_bots/cpp/build -DCMAKE_BUILD_TYPE=Release
 	cmake --build sample_bots/cpp/build --parallel 2
 	$(MAKE) -C sample_bots/go
+	$(MAKE) -C sample_bots/java
 
 bench: $(STAMP)
 	$(PY) -m pip install --quiet -e '.[bench]'
