@@ -88,3 +88,15 @@ def test_the_demo_league_has_no_faults_when_a_normal_user_runs_it(mode: str, sta
     assert len(records) == 24
     assert [(fault.bot, fault.kind) for record in records for fault in record.faults] == []
     assert_no_process_left(staged.dir)
+
+
+def test_check_bot_keeps_a_virtualenvs_python_when_a_normal_user_runs_it(staged: Staged, user: NormalUser) -> None:
+    """``referee check-bot -- <venv>/bin/python bot.py``: that virtualenv, with its packages,
+    not the interpreter its bin/python links to."""
+    heuristic = staged(SAMPLES / "heuristic_bot.py")
+    logs = user.home / "check-logs"
+    logs.mkdir()
+    user.give(logs)
+    done = user.run("check-bot", "--logs", str(logs), "--games", "2", "--startup-ms", "30000", "--", user.python, str(heuristic), cwd=user.home)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "all 12 checks passed" in done.stdout
