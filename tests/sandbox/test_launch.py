@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.errors import BotError, ConfigError, SandboxError
+from referee.errors import BotError, ConfigError, HostError, SandboxError
 from referee.sandbox import NONE_WARNING, RLIMITS_WARNING, SandboxSettings, launch, modes, resolve_mode
 from referee.sandbox.bwrap import SLOT_UIDS, bwrap_argv
 from referee.sandbox.command import resolve_command
@@ -193,7 +193,7 @@ def test_the_bwrap_argv_follows_the_recipe(bot_dir: Path) -> None:
 def test_a_root_referee_never_runs_an_rlimits_bot_as_root(bot_dir: Path, run_dir: Path, tmp_path: Path) -> None:
     """Issue 12, class 4: a runtime under a 0700 directory (as Python under root's home)
     cannot be reached by a slot uid; the rlimits mode refuses, saying how to fix it, rather
-    than run the bot as root."""
+    than run the bot as root: a HostError (the host's trouble, never a fault of the bot)."""
     if os.geteuid() != 0:
         pytest.skip("only a root referee could run a bot as root")
     hidden = tmp_path / "home0700"
@@ -202,7 +202,7 @@ def test_a_root_referee_never_runs_an_rlimits_bot_as_root(bot_dir: Path, run_dir
     runtime = hidden / "bin" / "interp"
     runtime.write_text("#!/bin/sh\nid -u > \"$HOME/uid\"; exec sleep 600\n")
     runtime.chmod(0o755)
-    with pytest.raises(BotError, match=r"rlimits mode would have to run it as root: .*home0700.*mode = \"bwrap\""):
+    with pytest.raises(HostError, match=r"rlimits mode would have to run it as root: .*home0700.*mode = \"bwrap\""):
         launch([str(runtime)], name="b", slot=next_slot(), bot_dir=bot_dir, run_dir=run_dir,
                settings=SandboxSettings(mode="rlimits"))
     assert not list(run_dir.glob("b-*/uid")), "nothing ran"
