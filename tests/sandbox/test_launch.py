@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from referee.errors import BotError, ConfigError, HostError, SandboxError
-from referee.sandbox import NONE_WARNING, RLIMITS_WARNING, SandboxSettings, launch, modes, resolve_mode
+from referee.sandbox import NONE_WARNING, RLIMITS_AS_YOU_WARNING, RLIMITS_WARNING, SandboxSettings, launch, modes, resolve_mode
 from referee.sandbox.bwrap import SLOT_UIDS, bwrap_argv
 from referee.sandbox.command import resolve_command
 from referee.sandbox.workdir import MAX_SOCKET_PATH, PrivateDir
@@ -142,17 +142,24 @@ def test_commands_resolve_python_node_and_paths(bot_dir: Path) -> None:
 
 
 def test_resolve_mode(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(modes, "limits_warning", lambda mode: None)  # what this host bounds: tested apart
+    own = RLIMITS_WARNING if os.geteuid() == 0 else RLIMITS_AS_YOU_WARNING
     assert resolve_mode(SandboxSettings(mode="none")) == ("none", NONE_WARNING)
-    assert resolve_mode(SandboxSettings(mode="rlimits")) == ("rlimits", RLIMITS_WARNING)
+    assert resolve_mode(SandboxSettings(mode="rlimits")) == ("rlimits", own)
     monkeypatch.setattr(modes, "bwrap_problem", lambda: None)
-    assert resolve_mode(SandboxSettings(mode="auto")) == ("bwrap", None)
-    assert resolve_mode(SandboxSettings(mode="bwrap")) == ("bwrap", None)
+    assert resolve_mode(SandboxSettings(mode="auto"))[0] == "bwrap"
+    assert resolve_mode(SandboxSettings(mode="bwrap"))[0] == "bwrap"
+    assert modes.league_mode(SandboxSettings(mode="auto"), "night.toml")[0] == "bwrap"
     monkeypatch.setattr(modes, "bwrap_problem", lambda: "bubblewrap is not installed (install it)")
     mode, warning = resolve_mode(SandboxSettings(mode="auto"))
-    assert mode == "rlimits" and warning is not None and warning.startswith(RLIMITS_WARNING)
+    assert mode == "rlimits" and warning is not None and warning.startswith(own)
     with pytest.raises(SandboxError, match='bubblewrap is not installed.*mode = "rlimits"') as raised:
         resolve_mode(SandboxSettings(mode="bwrap"))
     assert "\n" not in str(raised.value)
+    with pytest.raises(SandboxError, match='bubblewrap is not installed.*set \\[sandbox\\] mode = "rlimits" in night.toml') as raised:
+        modes.league_mode(SandboxSettings(mode="auto"), "night.toml")
+    assert "\n" not in str(raised.value)
+    assert modes.league_mode(SandboxSettings(mode="rlimits"), "night.toml") == ("rlimits", own)
 
 
 def test_settings_reject_nonsense() -> None:
