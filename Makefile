@@ -27,7 +27,7 @@ sandbox:
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap libseccomp2 >/dev/null; \
 	elif ! command -v bwrap >/dev/null 2>&1; then \
 	  if [ "$$(uname -s)" = Linux ]; then fix="install bubblewrap (sudo apt-get install bubblewrap libseccomp2)"; else fix="bubblewrap needs Linux"; fi; \
-	  echo "sandbox: the demo league needs bubblewrap: $$fix, or set [sandbox] mode = \"rlimits\" in tournaments/demo.toml to run the sample bots as you, uncontained"; \
+	  echo "sandbox: the demo league needs bubblewrap: $$fix, or set [sandbox] mode = \"rlimits\" in tournaments/demo.toml to run the sample bots as you, uncontained" >&2; \
 	  exit 1; \
 	fi
 
