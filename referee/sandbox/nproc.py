@@ -13,9 +13,9 @@ made. So, for each bot:
    (:func:`uid_budget`): what the uid ran when the referee started, an allowance for the
    referee and the user's other programs, and ``pids`` for every bot process the league runs
    at once. No bot, nor all of them together, can take the uid past it;
-2. inside the namespace (bubblewrap's own; in the rlimits mode util-linux ``unshare --user
-   --map-current-user``, :func:`unshare_prefix`) ``prlimit`` sets ``RLIMIT_NPROC`` to
-   ``pids``, which then counts the bot's own tasks only (:func:`inner_prefix`).
+2. inside the namespace (bubblewrap's own; in the rlimits mode util-linux ``unshare --user``,
+   :func:`unshare_prefix`) ``prlimit`` sets ``RLIMIT_NPROC`` to ``pids``, which then counts
+   the bot's own tasks only (:func:`inner_prefix`).
 
 Where the kernel counts per uid only, or no user namespace can be made, step 2 is left out:
 the bots share the uid's budget, and :func:`warning` says so at start. A root referee has
@@ -53,10 +53,18 @@ def inner_prefix(pids: int) -> list[str]:
     return [prlimit_tool(), f"--nproc={pids}:{pids}", "--"]
 
 
+UNSHARE_MAPS = ("--map-current-user", "--map-root-user")  # util-linux 2.38+; before, only the latter
+
+
 def unshare_prefix() -> list[str]:
-    """The argv prefix that runs a command in a user namespace of its own, as the same uid
-    (rlimits mode)."""
-    return [shutil.which("unshare") or "/usr/bin/unshare", "--user", "--map-current-user", "--"]
+    """The argv prefix that runs a command in a user namespace of its own (rlimits mode): as
+    the same uid where util-linux can map it, else as that namespace's root (its
+    capabilities reach nothing outside the namespace)."""
+    return _unshare_prefix(per_bot_in_rlimits() or UNSHARE_MAPS[0])
+
+
+def _unshare_prefix(mapping: str) -> list[str]:
+    return [shutil.which("unshare") or "/usr/bin/unshare", "--user", mapping, "--"]
 
 
 def _counts_per_namespace(prefix: Sequence[str], tasks: int) -> bool:
@@ -69,12 +77,13 @@ def _counts_per_namespace(prefix: Sequence[str], tasks: int) -> bool:
 
 
 @functools.cache
-def per_bot_in_rlimits() -> bool:
+def per_bot_in_rlimits() -> str | None:
     """Whether a normal user's rlimits-mode bot gets a per-bot ``RLIMIT_NPROC`` here: ``unshare``
-    can make a user namespace and the kernel counts per namespace (probed once)."""
+    can make a user namespace and the kernel counts per namespace (probed once); -> the
+    ``unshare`` option that maps the uid (:data:`UNSHARE_MAPS`), or None."""
     if os.geteuid() == 0 or not os.path.isdir("/proc") or shutil.which("unshare") is None:
-        return False
-    return _counts_per_namespace(unshare_prefix(), 2)
+        return None
+    return next((mapping for mapping in UNSHARE_MAPS if _counts_per_namespace(_unshare_prefix(mapping), 2)), None)
 
 
 @functools.cache
@@ -94,7 +103,7 @@ def per_bot(mode: str) -> bool:
     if mode == "bwrap":
         return per_bot_in_bwrap()
     if mode == "rlimits":
-        return per_bot_in_rlimits()
+        return per_bot_in_rlimits() is not None
     return False
 
 
