@@ -55,7 +55,7 @@ bots:
 	$(MAKE) -C sample_bots/go
 	$(MAKE) -C sample_bots/java
 
-bench: $(STAMP)
+bench: $(TEST_STAMP)
 	$(PY) -m pip install --quiet -e '.[bench]'
 	$(PY) bench/run.py
 
