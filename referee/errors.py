@@ -33,6 +33,12 @@ class SandboxError(RefereeError):
     """The requested sandbox mode cannot run on this host."""
 
 
+class HostError(SandboxError):
+    """This host cannot run a bot the way the league asks (its runtime out of the sandbox's
+    reach, no sandbox uid free, its log not writable): never the bot's fault, so never a
+    fault of the bot (docs/design.md §5). The message names the bot and the fix."""
+
+
 class StoreError(RefereeError):
     """The results store is missing, unreadable, or belongs to another config."""
 

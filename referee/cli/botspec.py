@@ -7,7 +7,8 @@ import shlex
 from collections.abc import Sequence
 from pathlib import Path
 
-from referee.config import resolve_command
+from referee.config import BotSpec, resolve_command
+from referee.config.paths import check_bot_files
 from referee.errors import ConfigError
 from referee.league.pool import BotEntry
 
@@ -19,10 +20,9 @@ SAMPLE_BOTS: dict[str, tuple[str, ...]] = {
     "node": ("node", "node/bot.js"),
     "cpp": ("cpp/build/kwhist_cpp_bot",),
     "go": ("go/build/kwhist_go_bot",),
+    "java": ("java", "-XX:+UseSerialGC", "-jar", "java/build/kwhist-java-bot.jar"),
 }
-# Host paths a sample bot reads besides its own folder (bound read-only in the sandbox):
-# the Node bot loads protos/knockout_whist/v1/bot.proto at run time.
-SAMPLE_RO_PATHS: dict[str, tuple[str, ...]] = {"node": (str(REPO / "protos"),)}
+PROGRAMS = ("python", "node", "java")  # a sample's words that are not its files
 _ADDRESS = re.compile(r"^(unix:.+|[\w.\-]+:\d+|\[[0-9a-fA-F:]+\]:\d+)$")
 
 
@@ -30,16 +30,16 @@ def parse_bot(text: str, taken: set[str]) -> BotEntry:
     """``heuristic`` | ``NAME=COMMAND`` | ``python mybot.py`` | ``127.0.0.1:50051`` | ``unix:/path``.
 
     Names are made unique with ``-2``, ``-3``... Raises ConfigError for an unknown sample
-    name that is not a file either.
+    name that is not a file either, and, as a config's check does, for a command that
+    cannot run (a script without its interpreter, an interpreter not installed), one line
+    with a command that would work.
     """
     name, _, rest = text.partition("=") if "=" in text.split()[0] else ("", "", text)
     rest = rest.strip()
     if rest in SAMPLE_BOTS:
         parts = SAMPLE_BOTS[rest]
-        command = tuple(part if part in ("python", "node") else str(SAMPLE_DIR / part) for part in parts)
-        entry = BotEntry(
-            name=name or rest, command=command, directory=Path(command[-1]).parent, ro_paths=SAMPLE_RO_PATHS.get(rest, ())
-        )
+        command = tuple(part if part in PROGRAMS or part.startswith("-") else str(SAMPLE_DIR / part) for part in parts)
+        entry = BotEntry(name=name or rest, command=command, directory=Path(command[-1]).parent)
     elif _ADDRESS.match(rest):
         entry = BotEntry(name=name or rest, address=rest)
     else:
@@ -50,11 +50,10 @@ def parse_bot(text: str, taken: set[str]) -> BotEntry:
                 f"bot {text!r}: not a sample bot ({', '.join(SAMPLE_BOTS)}), an address (host:port, unix:/path) "
                 "or a command whose program file exists"
             )
-        ro_paths = next(
-            (SAMPLE_RO_PATHS.get(sample, ()) for sample, parts in SAMPLE_BOTS.items() if script.resolve() == SAMPLE_DIR / parts[-1]),
-            (),
-        )
-        entry = BotEntry(name=name or script.stem, command=command, directory=script.resolve().parent, ro_paths=ro_paths)
+        written = tuple(shlex.split(rest))
+        spec = BotSpec(name or script.stem, command, None, script.resolve().parent)
+        check_bot_files("command line", f"bot {text!r}", spec, written, dir_written=False, example=_shell_example)
+        entry = BotEntry(name=name or script.stem, command=command, directory=script.resolve().parent)
     unique = entry.name
     number = 2
     while unique in taken:
@@ -62,6 +61,11 @@ def parse_bot(text: str, taken: set[str]) -> BotEntry:
         number += 1
     taken.add(unique)
     return BotEntry(unique, entry.command, entry.address, entry.directory, entry.ro_paths)
+
+
+def _shell_example(command: Sequence[str]) -> str:
+    """A suggested command as it is typed on the command line: ``"python bot.py"``."""
+    return f'"{shlex.join(command)}"'
 
 
 def parse_bots(texts: Sequence[str]) -> tuple[BotEntry, ...]:

@@ -4,6 +4,7 @@ one bot, one coloured line per check; exit code 0 only when every check passes."
 from __future__ import annotations
 
 import argparse
+import os
 import shlex
 from pathlib import Path
 
@@ -60,8 +61,10 @@ def bot_entry(args: argparse.Namespace) -> BotEntry:
         return BotEntry(name=args.name or "bot", address=args.address)
     if not command:
         raise ConfigError("check-bot: give the bot's command after --, e.g.  referee check-bot -- python mybot.py")
-    # the command runs in the bot's own folder: paths given from here are made absolute
-    command = [str(Path(part).resolve()) if "/" in part and Path(part).exists() else part for part in command]
+    # the command runs in the bot's own folder: paths given from here are made absolute, as
+    # given (a virtualenv's bin/python is a link to its base interpreter: resolving it would
+    # run that interpreter without the virtualenv's packages)
+    command = [os.path.abspath(part) if "/" in part and Path(part).exists() else part for part in command]
     entry = parse_bot(shlex.join(command), set(OPPONENTS))
     ro_paths = entry.ro_paths + tuple(str(Path(path).resolve()) for path in args.ro_path)
     return BotEntry(args.name or entry.name, entry.command, entry.address, entry.directory, ro_paths)

@@ -9,6 +9,7 @@ from functools import partial
 from pathlib import Path
 
 import trio
+from rich.console import Console
 from rich.markup import escape
 
 from referee.cli.main import positive_int
@@ -17,11 +18,14 @@ from referee.report.console import make_console
 from referee.cli.cluster import open_cluster_runner
 from referee.cli.setup import league_spec, open_results, run_trio, shutdown_guard, store_standings
 from referee.config import load_config
+from referee.errors import BotError
 from referee.league.budget import MovementRounds, movement_line, too_long_warning
+from referee.league.preflight import check_bots, no_league, trouble_line
 from referee.league.progress import Plan
-from referee.league.run import run_league
+from referee.league.run import LeagueSpec, run_league
 from referee.league.runstate import RunClock
 from referee.report.live import make_reporter
+from referee.report.safe_text import safe_markup
 from referee.report.standings_table import print_standings
 from referee.schedule.fixture import Fixture
 from referee.schedule.make import make_fixtures
@@ -50,6 +54,8 @@ def run(args: argparse.Namespace) -> int:
     fixtures = None
     if league.format != "movement":
         fixtures = make_fixtures(names, league.table_size, league.deals, league.seed, format=league.format, challengers=league.challengers)
+    if cluster is None:
+        check_bots_first(console, spec)
     store = open_results(config, args.results, resume=args.resume, spec=spec)
     already = len(store.finished_game_ids())
     schedule: Sequence[Fixture] | MovementRounds
@@ -116,3 +122,15 @@ def run(args: argparse.Namespace) -> int:
     standings()
     console.print(f"results: {store.path}   (referee standings {store.path})")
     return 0
+
+
+def check_bots_first(console: Console, spec: LeagueSpec) -> None:
+    """Start each bot once before game 1 (:mod:`referee.league.preflight`): name each bot
+    that does not start; raise BotError when no game can be played, HostError when the host
+    cannot run a bot (both exit 2, before any game or standings)."""
+    with shutdown_guard(console):
+        troubles = run_trio(partial(check_bots, spec))
+    for trouble in troubles:
+        console.print(f"[yellow]{safe_markup(trouble_line(trouble))}[/]", soft_wrap=True)
+    if (stop := no_league(troubles, len(spec.bots))) is not None:
+        raise BotError(stop)

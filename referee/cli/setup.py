@@ -41,13 +41,14 @@ def results_path(config: LeagueConfig, override: Path | None) -> Path:
 def league_spec(
     config: LeagueConfig, console: Console, *, concurrency: int | None = None, results: Path | None = None, here: bool = True
 ) -> LeagueSpec:
-    """Validate what the config cannot check alone (the sandbox mode on this host) and
+    """Validate what the config cannot check alone (the sandbox mode on this host: ``auto``
+    without a usable bubblewrap raises SandboxError, :func:`referee.sandbox.league_mode`) and
     build the runner's spec. Prints the sandbox warning line, if any. ``here=False``: the
     games are played elsewhere (a cluster, whose workers each resolve the mode and say so)."""
     settings = config.sandbox
     mode: str = settings.mode
     if here:
-        mode, warning = sandbox.resolve_mode(settings)
+        mode, warning = sandbox.league_mode(settings, str(config.source))
         if warning:
             console.print(f"[yellow]{warning}[/]")
     bots = tuple(

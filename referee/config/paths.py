@@ -64,7 +64,15 @@ def _has_shebang(path: Path) -> bool:
         return False
 
 
-def check_bot_files(source: Path, label: str, bot: BotSpec, written: Sequence[str] = (), *, dir_written: bool = True) -> None:
+def check_bot_files(
+    source: Path | str,
+    label: str,
+    bot: BotSpec,
+    written: Sequence[str] = (),
+    *,
+    dir_written: bool = True,
+    example: Callable[[Sequence[str]], str] | None = None,
+) -> None:
     """Raise ConfigError (``<source>: <label>: <key>: ...``) when the bot's folder, program
     or script does not exist or cannot run: a script without an interpreter, a folder as
     the program or script, an interpreter that is not installed.
@@ -72,9 +80,12 @@ def check_bot_files(source: Path, label: str, bot: BotSpec, written: Sequence[st
     ``label`` names the bot (``bot "alpha"``); ``written`` is its command as written in the
     config (default: ``bot.command``); ``dir_written`` says whether the config gave ``dir``
     (otherwise the folder came from the command, and the command is the key to blame).
+    ``example`` writes a suggested command as the user would type it (default: as a config's
+    ``command = [...]``; ``referee play`` and ``check-bot`` pass a shell line).
     """
     if bot.remote:
         return
+    show = example or _example
     command = tuple(written) or bot.command
     where = f"{source}: {label}"
     taken = f"(paths are taken from {Path.cwd()})"
@@ -85,9 +96,9 @@ def check_bot_files(source: Path, label: str, bot: BotSpec, written: Sequence[st
         return ConfigError(f"{where}: command: {message}")
 
     program, *arguments = command
-    interpreter = _check_program(program, arguments, bot.dir, fail, taken)
+    interpreter = _check_program(program, arguments, bot.dir, fail, taken, show)
     if interpreter is not None and not [part for part in arguments if not part.startswith("-")]:
-        raise fail(f"'{program}' with no script: e.g. {_example([program, _suggest_script(bot.dir, interpreter)])}")
+        raise fail(f"'{program}' with no script: e.g. {show([program, _suggest_script(bot.dir, interpreter)])}")
     for part in arguments:
         if part in ("-m", "-c", "-e", "--eval"):
             break  # a module or inline code: nothing to find on disk
@@ -99,14 +110,19 @@ def check_bot_files(source: Path, label: str, bot: BotSpec, written: Sequence[st
         if found is not None and found.is_dir() and interpreter is not None:
             if not any((found / entry).is_file() for entry in _FOLDER_ENTRY.get(interpreter, ())):
                 script = f"{part.rstrip('/')}/{_suggest_script(found, interpreter)}"
-                raise fail(f"'{part}' is a folder, not a script: e.g. {_example([program, script, *arguments[arguments.index(part) + 1 :]])}")
+                raise fail(f"'{part}' is a folder, not a script: e.g. {show([program, script, *arguments[arguments.index(part) + 1 :]])}")
         break
     if not bot.dir.is_dir():
         raise fail(f"folder '{bot.dir}' (where the bot runs, taken from its command) not found {taken}")
 
 
 def _check_program(
-    program: str, arguments: Sequence[str], directory: Path, fail: Callable[[str], ConfigError], taken: str
+    program: str,
+    arguments: Sequence[str],
+    directory: Path,
+    fail: Callable[[str], ConfigError],
+    taken: str,
+    show: Callable[[Sequence[str]], str] = _example,
 ) -> str | None:
     """Check the program of a command; return ``"python"`` / ``"node"`` when it is an
     interpreter the referee knows, else None. ``fail(message)`` builds the error to raise."""
@@ -128,18 +144,18 @@ def _check_program(
         found = Path(on_path) if on_path else folder if folder is not None and folder.is_dir() else None
     if found is None:
         if suffix in SCRIPT_SUFFIXES and "/" not in program:
-            raise fail(f"'{program}' is a script, not a program: start it with its interpreter, e.g. {_example([SCRIPT_SUFFIXES[suffix], program, *arguments])}")
+            raise fail(f"'{program}' is a script, not a program: start it with its interpreter, e.g. {show([SCRIPT_SUFFIXES[suffix], program, *arguments])}")
         missing = f"'{program}' not found {taken}" if "/" in program else f"'{program}' is not on PATH"
         if looks_like:
             script = next((part for part in arguments if not part.startswith("-")), "bot.py")
-            raise fail(f"interpreter {missing}: write \"python\" for the referee's own Python, e.g. {_example(['python', script])}")
+            raise fail(f"interpreter {missing}: write \"python\" for the referee's own Python, e.g. {show(['python', script])}")
         raise fail(f"program {missing}" + ("" if "/" in program else "; give its path"))
     if found.is_dir():
         interpreter = "node" if _suggest_script(found, None).endswith("js") else "python"
         script = f"{program.rstrip('/')}/{_suggest_script(found, interpreter)}"
-        raise fail(f"'{program}' is a folder, not a program: e.g. {_example([interpreter, script, *arguments])}")
+        raise fail(f"'{program}' is a folder, not a program: e.g. {show([interpreter, script, *arguments])}")
     if suffix in SCRIPT_SUFFIXES and not (os.access(found, os.X_OK) and _has_shebang(found)):
-        raise fail(f"'{program}' is a script, not a program: start it with its interpreter, e.g. {_example([SCRIPT_SUFFIXES[suffix], program, *arguments])}")
+        raise fail(f"'{program}' is a script, not a program: start it with its interpreter, e.g. {show([SCRIPT_SUFFIXES[suffix], program, *arguments])}")
     if not os.access(found, os.X_OK):
         raise fail(f"'{program}' is not executable: run  chmod +x {program}  or start it with its interpreter")
     return None

@@ -124,13 +124,17 @@ class StartFailure:
     """Why a bot could not take its seat: a ``startup`` or ``protocol`` fault, with its
     evidence (docs/design.md §5): ``request`` the Hello request as JSON ("" when the process
     could not be started), ``answer`` what came back (the HelloReply as JSON, the gRPC
-    status, or how the process ended), ``ms`` from starting (or connecting) to the failure."""
+    status, or how the process ended), ``ms`` from starting (or connecting) to the failure;
+    ``reason`` in a few words (the last line the bot wrote to stderr, else how it ended, else
+    ``detail``) and ``log`` its process's log, for a one-line report."""
 
     kind: FaultKind
     detail: str
     request: str = ""
     answer: str = ""
     ms: float | None = None
+    reason: str = ""
+    log: Path | None = None
 
 
 def _interrupted() -> bool:
@@ -170,12 +174,15 @@ class BotPool:
         max_restarts: int,
         restarts: Mapping[str, int] | None = None,
         counts: Counts | None = None,
+        processes_at_once: int | None = None,
     ) -> None:
         """``counts``: the league's restarts and withdrawals (:mod:`referee.league.counts`),
         which the pool counts crashes and failed starts into and asks before a start; by
         default counts of its own, from ``restarts``: bot name -> restarts already spent in
         this league (a resumed league's stored games, ``ResultsStore.restart_counts``): a bot
-        past ``max_restarts`` stays withdrawn."""
+        past ``max_restarts`` stays withdrawn. ``processes_at_once``: the most bot processes
+        the caller's games hold at once (default: two per bot), for the sandbox's budget of a
+        normal user's uid (:func:`referee.sandbox.launch`)."""
         self._bots = {bot.name: _BotSlots(bot) for bot in bots}
         remote = [bot.name for bot in bots if bot.remote]
         self._counts: Counts = counts if counts is not None else LeagueCounts(max_restarts, restarts, remote=remote)
@@ -185,6 +192,7 @@ class BotPool:
         self._max_restarts = max_restarts
         self._live: list[Lease] = []
         self._slot = 0
+        self._at_once = processes_at_once or 2 * max(1, len(self._bots))
 
     async def __aenter__(self) -> BotPool:
         return self
@@ -277,6 +285,7 @@ class BotPool:
                 bot_dir=entry.directory,
                 run_dir=self._run_dir,
                 settings=self._sandbox_for(entry),
+                processes_at_once=self._at_once,
             )
         except BotError as error:
             self._count_failure(slots)
@@ -338,16 +347,23 @@ class BotPool:
         """A ``startup`` fault for ``error``, with how the process ended and its stderr head."""
         detail = str(error)
         answer = error.answer if isinstance(error, HelloError) else ""
+        reason = detail.split(": ", 1)[-1]
         if process is not None:
             exit_detail = process.exit_detail()
             if exit_detail:
                 detail += f"; {exit_detail}"
                 answer = f"{answer}; {exit_detail}" if answer else exit_detail
+                reason = exit_detail
             head = process.stderr_head(500).strip()
             if head:
                 detail += f"; stderr: {head}"
+            last = [line.strip() for line in process.stderr_tail(2000).splitlines() if line.strip()]
+            if last and exit_detail:
+                reason = last[-1]
             detail += f"; ran: {self._ran(process.name)}; log {process.log_path}"
-        return StartFailure("startup", detail, request, answer, (trio.current_time() - started) * 1000)
+        ms = (trio.current_time() - started) * 1000
+        log = process.log_path if process is not None else None
+        return StartFailure("startup", detail, request, answer, ms, reason=reason, log=log)
 
     async def _hello(
         self, client: BotClient, process: BotProcess | None, started: float, timeout_s: float | None = None

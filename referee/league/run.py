@@ -31,6 +31,9 @@ from referee.sandbox import SandboxSettings
 from referee.schedule.fixture import Fixture
 
 
+MAX_TABLE = 7  # seats at a table (rules.md): bot processes a game holds at once, at most
+
+
 class Rounds(Protocol):
     """A schedule played round by round (the movement format): ``next_round()`` gives the
     fixtures of the next round, or None when the league stops there (budget spent, top
@@ -121,6 +124,7 @@ async def run_league(
         time=spec.time,
         max_restarts=spec.faults.max_restarts,
         counts=counts,
+        processes_at_once=spec.concurrency * min(MAX_TABLE, len(spec.bots)),
     ) as pool:
         while (batch := rounds.next_round()) is not None:
             await play_round(partial(run_fixtures, pool=pool), spec, batch, store, reporter)

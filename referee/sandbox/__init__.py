@@ -2,17 +2,26 @@
 
 Modes: ``bwrap`` (bubblewrap namespaces, limits by cgroups where writable and rlimits; the
 default where it runs), ``rlimits`` (a plain process in its own session with the same limits,
-no isolation) and ``none`` (debugging). :func:`resolve_mode` tells which one runs here;
+no isolation) and ``none`` (debugging). :func:`resolve_mode` tells which one runs here (:func:`league_mode` for a league, where ``auto``
+never falls back to ``rlimits``);
 :func:`launch` starts one bot process; :func:`kill_all` kills every one still alive.
 """
 
 from referee.sandbox.launch import launch
-from referee.sandbox.modes import NONE_WARNING, RLIMITS_WARNING, bwrap_problem, resolve_mode
+from referee.sandbox.modes import (
+    NONE_WARNING,
+    RLIMITS_AS_YOU_WARNING,
+    RLIMITS_WARNING,
+    bwrap_problem,
+    league_mode,
+    resolve_mode,
+)
 from referee.sandbox.process import TERM_GRACE_S, BotProcess, kill_all, live_processes, stop
 from referee.sandbox.settings import SandboxSettings
 
 __all__ = [
     "NONE_WARNING",
+    "RLIMITS_AS_YOU_WARNING",
     "RLIMITS_WARNING",
     "TERM_GRACE_S",
     "BotProcess",
@@ -20,6 +29,7 @@ __all__ = [
     "bwrap_problem",
     "kill_all",
     "launch",
+    "league_mode",
     "live_processes",
     "resolve_mode",
     "stop",

@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 import os
 import shutil
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from referee.errors import ConfigError
@@ -146,10 +146,13 @@ def bwrap_argv(
     env: Mapping[str, str],
     uid: int | None,
     seccomp_fd: int | None = None,
+    inside: Sequence[str] = (),
 ) -> list[str]:
     """The full ``bwrap`` argv running ``resolved`` for one bot process.
 
     ``uid``: drop to this uid with setpriv (root referee); None runs bwrap in a user namespace.
+    ``inside``: an argv prefix run inside the sandbox before the bot (a normal user's
+    ``prlimit`` setting the bot's own ``RLIMIT_NPROC``: :mod:`referee.sandbox.nproc`).
     ``env`` is the bot's whole environment. ``seccomp_fd``: the descriptor (kept open
     across the start) from which bwrap reads the seccomp filter (:mod:`referee.sandbox.seccomp`). Raises ConfigError for a missing ``ro_paths`` entry.
     The mounts are resolved once per (settings, runtime paths, bot directory) and reused for
@@ -166,7 +169,7 @@ def bwrap_argv(
     args.append("--")
     if uid is not None:
         args += setpriv_args(uid)
-    args += resolved.argv
+    args += [*inside, *resolved.argv]
     return args
 
 

@@ -236,8 +236,8 @@ def _release(group: Path) -> None:
 
 
 NO_CGROUP_WARNING = (
-    "sandbox: no writable cgroup here: memory is bounded by RLIMIT_AS, processes by RLIMIT_NPROC, "
-    "and there is no CPU share"
+    "sandbox: no writable cgroup here: memory is bounded by RLIMIT_AS (not for Node or the JVM), "
+    "processes by RLIMIT_NPROC, and there is no CPU share"
 )
 
 

@@ -5,7 +5,9 @@ packages of the referee's environment: grpc and ``referee.botkit``); ``node`` ->
 the referee's PATH; anything else -> a path relative to the bot's directory, an absolute
 path, or a name on the referee's PATH. A path is run as given, never replaced by what it
 points to: ``/path/venv/bin/python`` runs that virtualenv (with its own packages), and under
-bubblewrap both the virtualenv and the installation it points into are mounted.
+bubblewrap both the virtualenv and the installation it points into are mounted; so are the
+folders outside ``/usr`` a JVM's installation links into (Debian keeps its configuration in
+``/etc/java-<version>-openjdk``).
 """
 
 from __future__ import annotations
@@ -68,6 +70,23 @@ def _given_install_dir(executable: Path) -> Path:
     return executable.parent.parent if executable.parent.name == "bin" else executable.parent
 
 
+@functools.cache
+def jvm_config_dirs(java: Path) -> tuple[Path, ...]:
+    """The folders outside ``/usr`` that a JVM's installation links into, which it reads at
+    start: on Debian ``/etc/java-17-openjdk`` (``conf/security/java.security`` and the rest
+    are links there) and ``/etc/ssl`` (its ``cacerts``). Two levels deep, links not followed."""
+    home = Path(os.path.realpath(java)).parent.parent
+    found: set[Path] = set()
+    for root, dirs, files in os.walk(home):
+        for name in (*dirs, *files):
+            path = Path(root) / name
+            if path.is_symlink():
+                target = Path(os.path.realpath(path))
+                if not _under(target, SYSTEM_PREFIX) and target.exists() and len(target.parts) >= 3:
+                    found.add(Path(*target.parts[:3]))
+    return tuple(sorted(found))
+
+
 def _runtime(executable: Path) -> Runtime:
     name = executable.name
     if name.startswith("node"):
@@ -109,6 +128,8 @@ def resolve_command(command: Sequence[str], *, name: str, bot_dir: Path) -> Reso
     paths: tuple[Path, ...] = ()
     if Path(os.path.realpath(found)) == Path(os.path.realpath(sys.executable)):
         runtime, paths = "python", python_paths()
+    elif runtime == "java":
+        paths = jvm_config_dirs(found)
     if not _under(found, bot_dir):
         given = _given_install_dir(found)
         needed = [] if _under(Path(os.path.realpath(found)), SYSTEM_PREFIX) else [_install_dir(found), given]

@@ -11,8 +11,8 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from referee.errors import BotError
-from referee.sandbox import bwrap, limits, seccomp, uids, wrapper
+from referee.errors import BotError, HostError
+from referee.sandbox import bwrap, cgroups, limits, nproc, seccomp, uids, userscope, wrapper
 from referee.sandbox.cgroups import Cgroup
 from referee.sandbox.command import ResolvedCommand, resolve_command
 from referee.sandbox.modes import resolve_mode
@@ -24,6 +24,7 @@ from referee.sandbox.uids import UidClaim
 from referee.sandbox.workdir import PrivateDir, make_private_dir, reachable_by_others, safe_stem, tmpfs_home
 
 PATH_INSIDE = "/usr/local/bin:/usr/bin:/bin"
+PROCESSES_AT_ONCE = 8  # bot processes a caller that does not say runs at once (the uid's budget, nproc.py)
 _atexit_registered = False
 
 
@@ -36,6 +37,7 @@ def launch(
     run_dir: Path,
     settings: SandboxSettings,
     env: Mapping[str, str] | None = None,
+    processes_at_once: int = PROCESSES_AT_ONCE,
 ) -> BotProcess:
     """Start one bot process for the bot ``name`` in ``slot`` (unique among live processes).
     Under a root referee the bot runs as an unprivileged uid of its own (61000-61183, below
@@ -52,9 +54,13 @@ def launch(
     under bwrap the home is a tmpfs at ``/bot``). The bot finds where to serve in
     ``KWHIST_LISTEN`` (``unix:<socket path as it sees it>``); the referee dials it only
     through :meth:`BotProcess.find_address`. ``env`` adds variables to its environment.
+    ``processes_at_once``: how many bot processes the caller runs at once, at most (a
+    normal user's referee bounds its uid for all of them: :mod:`referee.sandbox.nproc`).
 
     Raises BotError (one line naming the bot and the command) when the command or directory
-    cannot be found or the process cannot start; SandboxError when ``mode = "bwrap"`` cannot
+    cannot be found or the process cannot start; HostError (the bot is not at fault) when
+    this host cannot run it as asked: its files out of reach of a slot uid in the rlimits
+    mode, no slot uid free, its log not writable; SandboxError when ``mode = "bwrap"`` cannot
     run here; ConfigError for a missing ``ro_paths`` entry; ValueError when ``slot`` is held
     by a live process.
     """
@@ -82,10 +88,10 @@ def launch(
             run_dir.mkdir(parents=True, exist_ok=True)
             log = OutputLog(run_dir / f"{stem}.log", settings.output_kb * KiB)
         except OSError as error:
-            raise BotError(f"bot {name!r}: cannot write its log in {run_dir}: {error}") from error
+            raise HostError(f"bot {name!r}: cannot write its log in {run_dir}: {error}") from error
         private = tmpfs_home() if mode == "bwrap" else make_private_dir(run_dir, stem, slot, uid=uid)
-        cgroup = Cgroup.create(stem, settings) if mode != "none" else None
-        popen = _start(mode, resolved, name, bot_dir, private, cgroup, uid, settings, env, log)
+        cgroup = _cgroup(mode, stem, settings)
+        popen = _start(mode, resolved, name, bot_dir, private, cgroup, uid, settings, env, log, processes_at_once)
     except BaseException as error:
         if log is not None:
             log.finish(wait_s=0)
@@ -129,21 +135,33 @@ def _effective_mode(settings: SandboxSettings) -> str:
     return settings.mode
 
 
+def _cgroup(mode: str, stem: str, settings: SandboxSettings) -> Cgroup | None:
+    """The bot process's cgroup: a leaf of our own writable hierarchy, else (a normal user
+    on a systemd desktop) a transient scope of the user manager; None where neither exists."""
+    if mode == "none":
+        return None
+    found = Cgroup.create(stem, settings)
+    if found is None and cgroups.hierarchy() is None and (manager := userscope.available()) is not None:
+        return userscope.ScopeCgroup.for_bot(stem, settings, manager)
+    return found
+
+
 def _slot_uid(mode: str, name: str, bot_dir: Path, resolved: ResolvedCommand) -> UidClaim | None:
     """The unprivileged uid a root referee runs the bot as ("Root is a trap"), held until the
     bot is reaped (:mod:`referee.sandbox.uids`); None to keep ours (a non-root referee, or
     mode none). A bot never runs as root in the rlimits mode: where its files or runtime
     cannot be reached by another user (there are no private mounts to make them so), raises
-    BotError saying how to fix it (:func:`rlimits_problem`)."""
+    HostError saying how to fix it (:func:`rlimits_problem`); so does a host with no slot
+    uid free."""
     if os.geteuid() != 0 or mode == "none":
         return None
     if mode == "rlimits":
         problem = rlimits_problem([bot_dir, Path(resolved.argv[0]).parent, *resolved.runtime_paths])
         if problem is not None:
-            raise BotError(f"bot {name!r}: {problem}")
+            raise HostError(f"bot {name!r}: {problem}")
     held = uids.claim()
     if held is None:
-        raise BotError(f"bot {name!r}: all {len(bwrap.SLOT_UIDS)} sandbox uids are in use by live bot processes")
+        raise HostError(f"bot {name!r}: all {len(bwrap.SLOT_UIDS)} sandbox uids are in use by live bot processes")
     return held
 
 
@@ -187,15 +205,26 @@ def _bot_env(
     return env
 
 
-def _nproc(mode: str, uid: int | None, cgroup: Cgroup | None, settings: SandboxSettings) -> int | None:
-    """``RLIMIT_NPROC``, which counts every task of the bot's uid on the host."""
+def _nproc(
+    mode: str, uid: int | None, cgroup: Cgroup | None, settings: SandboxSettings, processes_at_once: int
+) -> tuple[int | None, int | None]:
+    """``RLIMIT_NPROC`` of the bot: (before its user namespace, inside it), None where not set.
+
+    It counts every task of a uid (per user namespace since Linux 5.14). A slot uid runs
+    nothing but this bot: ``pids``. A normal user's referee bounds its uid as a whole, for
+    every bot at once plus itself, and each bot inside a user namespace of its own where the
+    kernel counts per namespace and no pids cgroup bounds it (:mod:`referee.sandbox.nproc`).
+    Root ignores ``RLIMIT_NPROC``: there the pids cgroup bounds the bot."""
     if mode == "none" or not Path("/proc").is_dir():
-        return None  # without /proc we cannot count what our uid already runs
+        return None, None  # without /proc we cannot count what our uid already runs
     if uid is not None:
-        return settings.pids  # a slot uid runs nothing but this bot
-    if os.geteuid() != 0 and (cgroup is None or not cgroup.limits_pids):
-        return limits.tasks_of_uid(os.getuid()) + settings.pids  # our uid runs other things too
-    return None  # root ignores RLIMIT_NPROC; the pids cgroup bounds it
+        return settings.pids, None
+    if os.geteuid() == 0:
+        return None, None
+    budget = nproc.uid_budget(settings.pids, processes_at_once)
+    if cgroup is not None and cgroup.limits_pids:
+        return budget, None
+    return budget, settings.pids if nproc.per_bot(mode) else None
 
 
 def _start(
@@ -209,6 +238,7 @@ def _start(
     settings: SandboxSettings,
     extra_env: Mapping[str, str] | None,
     log: OutputLog,
+    processes_at_once: int = PROCESSES_AT_ONCE,
 ) -> subprocess.Popen[bytes]:
     # RLIMIT_AS only where no cgroup bounds memory, and not for runtimes that reserve far more
     # address space than they use (V8, the JVM): they cannot even start under it
@@ -216,25 +246,38 @@ def _start(
     rlimit_as = mode != "none" and not memory_bounded and resolved.runtime in ("python", "other")
     env = _bot_env(mode, private, resolved, extra_env, rlimit_as)
     filter_fd = seccomp.program_fd() if mode == "bwrap" else None
+    outer_nproc, inner_nproc = _nproc(mode, uid, cgroup, settings, processes_at_once)
+    inner = nproc.inner_prefix(inner_nproc) if inner_nproc is not None else []
     if mode == "bwrap":
         try:
             argv = bwrap.bwrap_argv(
-                resolved, bot_dir=bot_dir, private=private, settings=settings, env=env, uid=uid, seccomp_fd=filter_fd
-            )
+                resolved, bot_dir=bot_dir, private=private, settings=settings, env=env, uid=uid, seccomp_fd=filter_fd,
+                inside=inner,
+            )  # fmt: skip
         except BaseException:
             if filter_fd is not None:
                 os.close(filter_fd)
             raise
     else:
-        argv = list(resolved.argv)
-    nproc = _nproc(mode, uid, cgroup, settings)
-    rlimits = limits.rlimits(settings, address_space=rlimit_as, nproc=nproc) if mode != "none" else []
+        argv = [*(nproc.unshare_prefix() if inner else []), *inner, *resolved.argv]
+    if isinstance(cgroup, userscope.ScopeCgroup):
+        argv = cgroup.argv_prefix() + argv
+    rlimits = limits.rlimits(settings, address_space=rlimit_as, nproc=outer_nproc) if mode != "none" else []
     shown_uid = uid if uid is not None else os.geteuid()
-    cgroup_shown = ",".join(sorted(cgroup.leaves)) if cgroup else "none"
+    if isinstance(cgroup, userscope.ScopeCgroup):
+        cgroup_shown = cgroup.describe()
+    else:
+        cgroup_shown = ",".join(sorted(cgroup.leaves)) if cgroup else "none"
+    if inner_nproc is not None:
+        processes = f", RLIMIT_NPROC {inner_nproc} in its own user namespace (uid {outer_nproc})"
+    elif outer_nproc is not None and uid is None:
+        processes = f", RLIMIT_NPROC {outer_nproc} for the whole uid"
+    else:
+        processes = ""
     log.note(
         f"{time.strftime('%Y-%m-%d %H:%M:%S')} start {name}: {' '.join(resolved.argv)} "
         f"(mode {mode}, uid {shown_uid}, cgroup {cgroup_shown}, RLIMIT_AS {'on' if rlimit_as else 'off'}"
-        f"{', seccomp ' + ('on' if filter_fd is not None else 'off') if mode == 'bwrap' else ''})"
+        f"{processes}{', seccomp ' + ('on' if filter_fd is not None else 'off') if mode == 'bwrap' else ''})"
     )
     if cgroup is not None and cgroup.missing:
         log.note(f"warning: cgroup controllers not applied: {', '.join(cgroup.missing)} (the rlimits stand in)")

@@ -9,12 +9,16 @@ import subprocess
 import sys
 
 from referee.errors import SandboxError
-from referee.sandbox import bwrap, cgroups, seccomp
+from referee.sandbox import bwrap, cgroups, nproc, seccomp, userscope
 from referee.sandbox.settings import SandboxSettings
 
 RLIMITS_WARNING = (
     "sandbox: rlimits only — bots can reach the network, read your files, share the host's /tmp "
     "(not size-limited), fill their home without a total limit, and leave daemons that may outlive them"
+)
+RLIMITS_AS_YOU_WARNING = (
+    "sandbox: rlimits only — bots run as you: they can kill the referee, read and change your files, "
+    "reach the network, share the host's /tmp (not size-limited), and leave daemons that may outlive them"
 )
 NONE_WARNING = "sandbox: none — bots are not contained: no limits, and they can reach the network and read your files"
 PROBE_TIMEOUT_S = 10.0
@@ -30,7 +34,8 @@ def bwrap_problem() -> str | None:
     if not sys.platform.startswith("linux"):
         return "bubblewrap needs Linux"
     if bwrap.executable() is None:
-        return "bubblewrap is not installed (install it: apt-get install bubblewrap)"
+        sudo = "" if os.geteuid() == 0 else "sudo "
+        return f"bubblewrap is not installed (install it: {sudo}apt-get install bubblewrap)"
     as_root = os.geteuid() == 0
     true = shutil.which("true") or "/usr/bin/true"
     argv = bwrap.base_args(SandboxSettings(mode="bwrap"), as_root=as_root) + ["--"]
@@ -51,24 +56,66 @@ def bwrap_problem() -> str | None:
     return f"bubblewrap cannot run here ({reason}): {hint}"
 
 
+def rlimits_warning() -> str:
+    """What the rlimits mode does not contain, in one line: :data:`RLIMITS_WARNING` for a
+    root referee (its bots run as slot uids), :data:`RLIMITS_AS_YOU_WARNING` otherwise."""
+    return RLIMITS_WARNING if os.geteuid() == 0 else RLIMITS_AS_YOU_WARNING
+
+
+def limits_warning(mode: str) -> str | None:
+    """What this host does not let the referee bound per bot process (one line each), or
+    None: cgroup controllers missing (:func:`referee.sandbox.cgroups.warning`; a normal
+    user's systemd scopes stand in for a cgroup of our own: :mod:`referee.sandbox.userscope`),
+    and processes bounded only for the uid as a whole (:func:`referee.sandbox.nproc.warning`)."""
+    found = cgroups.hierarchy()
+    manager = userscope.available() if found is None and mode != "none" else None
+    if manager is not None:
+        missing = sorted({"memory", "pids", "cpu"} - manager.controllers)
+        cgroup_line = f"sandbox: cgroup controllers not available here: {', '.join(missing)} (the rlimits stand in)" if missing else None
+        pids_bounded = "pids" in manager.controllers
+    else:
+        cgroup_line = cgroups.warning()
+        pids_bounded = found is not None and ("v2" in found.bases or "pids" in found.bases)
+    return _joined(cgroup_line, nproc.warning(mode, pids_bounded))
+
+
 def resolve_mode(settings: SandboxSettings) -> tuple[str, str | None]:
     """The effective mode for ``settings.mode`` on this host and a one-line warning (or None).
 
     ``auto`` -> ``bwrap`` where bubblewrap can run, else ``rlimits`` with
-    :data:`RLIMITS_WARNING` (and why). A further line names what cannot be applied here: no
-    seccomp filter (bwrap), cgroup controllers missing (:func:`referee.sandbox.cgroups.warning`). ``bwrap`` where it cannot run -> SandboxError saying
-    how to fix it. ``rlimits`` -> :data:`RLIMITS_WARNING`; ``none`` -> :data:`NONE_WARNING`.
+    :func:`rlimits_warning` (and why): for ``referee play`` and ``check-bot`` of one's own
+    bot; a league asks :func:`league_mode`. A further line names what cannot be applied here:
+    no seccomp filter (bwrap), what the host does not bound per bot (:func:`limits_warning`).
+    ``bwrap`` where it cannot run -> SandboxError saying how to fix it. ``rlimits`` ->
+    :func:`rlimits_warning`; ``none`` -> :data:`NONE_WARNING`.
     """
     if settings.mode == "none":
         return "none", NONE_WARNING
     if settings.mode == "rlimits":
-        return "rlimits", _joined(RLIMITS_WARNING, cgroups.warning())
+        return "rlimits", _joined(rlimits_warning(), limits_warning("rlimits"))
     problem = bwrap_problem()
     if problem is None:
-        return "bwrap", _joined(None if seccomp.program() is not None else seccomp.MISSING_WARNING, cgroups.warning())
+        return "bwrap", _joined(None if seccomp.program() is not None else seccomp.MISSING_WARNING, limits_warning("bwrap"))
     if settings.mode == "bwrap":
         raise SandboxError(f'sandbox: mode = "bwrap" but {problem}; or choose [sandbox] mode = "rlimits"')
-    return "rlimits", _joined(f"{RLIMITS_WARNING} ({problem})", cgroups.warning())
+    return "rlimits", _joined(f"{rlimits_warning()} ({problem})", limits_warning("rlimits"))
+
+
+def league_mode(settings: SandboxSettings, config: str) -> tuple[str, str | None]:
+    """:func:`resolve_mode` for a league of other people's bots (``referee run``), where
+    ``auto`` never falls back: without a usable bubblewrap it raises SandboxError, one line
+    naming the fix, or ``mode = "rlimits"`` in ``config`` (the file's name) to accept what
+    that mode does not contain (docs/design.md §6)."""
+    if settings.mode == "auto" and (problem := bwrap_problem()) is not None:
+        if os.geteuid() == 0:
+            accept = "to run them without isolation (they can reach the network and read world-readable files)"
+        else:
+            accept = "to accept that the bots run as you and can kill the referee, read and change your files"
+        raise SandboxError(
+            f"sandbox: {problem}; a league of other people's bots needs bubblewrap: install it, "
+            f'or set [sandbox] mode = "rlimits" in {config} {accept}'
+        )
+    return resolve_mode(settings)
 
 
 def _joined(*lines: str | None) -> str | None:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from tests.crosslang.helpers import cpp_problem, go_problem, node_problem, require
+from tests.crosslang.helpers import cpp_problem, go_problem, java_problem, node_problem, require
 from tests.transport.conftest import bots
 
-__all__ = ["bots", "needs_cpp", "needs_go", "needs_node"]
+__all__ = ["bots", "needs_cpp", "needs_go", "needs_java", "needs_node"]
 
 
 @pytest.fixture
@@ -26,3 +26,9 @@ def needs_cpp() -> None:
 def needs_go() -> None:
     """Skip where the Go sample bot is not built (a failure when CI=true)."""
     require(go_problem())
+
+
+@pytest.fixture
+def needs_java() -> None:
+    """Skip where the Java sample bot is not built (a failure when CI=true)."""
+    require(java_problem())

@@ -21,6 +21,9 @@ CPP_BOT = CPP_DIR / "build" / "kwhist_cpp_bot"
 CPP_GENERATED = CPP_DIR / "build" / "gen"
 GO_DIR = REPO / "sample_bots" / "go"
 GO_BOT = GO_DIR / "build" / "kwhist_go_bot"
+JAVA_DIR = REPO / "sample_bots" / "java"
+JAVA_JAR = JAVA_DIR / "build" / "kwhist-java-bot.jar"
+JAVA_COMMAND = ["java", "-XX:+UseSerialGC", "-jar", str(JAVA_JAR)]
 PROTO = REPO / "protos" / "knockout_whist" / "v1" / "bot.proto"
 DOC = REPO / "docs" / "protocol.md"
 EXAMPLES = REPO / "docs" / "examples"
@@ -56,6 +59,15 @@ def go_problem() -> str | None:
     """Why the Go bot cannot run here, or None."""
     if not GO_BOT.is_file() or not os.access(GO_BOT, os.X_OK):
         return f"{GO_BOT} is not built"
+    return None
+
+
+def java_problem() -> str | None:
+    """Why the Java bot cannot run here, or None."""
+    if shutil.which("java") is None:
+        return "java is not on PATH (apt-get install default-jdk-headless)"
+    if not JAVA_JAR.is_file():
+        return f"{JAVA_JAR} is not built"
     return None
 
 

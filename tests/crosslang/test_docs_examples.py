@@ -116,3 +116,18 @@ def test_the_go_recipe_builds_the_first_go_bot_which_plays_whole_games(bots: Bot
             assert play_game_over_grpc(table, seed=seed)  # no fault, every action legal
     finally:
         client.close()
+
+
+@pytest.mark.timeout(900)
+def test_the_java_recipe_builds_a_bot_that_passes_check_bot(short_tmp: Path) -> None:
+    require(None if shutil.which("javac") and Path("/usr/bin/grpc_java_plugin").exists() else "javac or grpc_java_plugin is not installed")
+    recipe = re.search(r"<!-- run: java-debian [^>]*-->\n```sh\n(.*?)```\n", DOC.read_text(), re.DOTALL)
+    assert recipe is not None, "the Debian Java recipe is no longer marked in docs/protocol.md"
+    path = f"{Path(sys.executable).parent}:{os.environ['PATH']}"  # `referee` of this virtualenv
+    done = subprocess.run(
+        ["bash", "-euo", "pipefail", "-c", recipe[1]], cwd=short_tmp, env={**os.environ, "REFEREE": str(REPO), "PATH": path},
+        capture_output=True, text=True, timeout=900,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "all 12 checks passed" in done.stdout
+    assert (short_tmp / "mybot" / "build" / "kwhist-java-bot.jar").is_file()

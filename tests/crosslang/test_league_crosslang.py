@@ -53,7 +53,7 @@ def test_python_node_and_cpp_bots_play_one_sandboxed_league(short_tmp: Path, nee
     bots = (
         bot_block("heuristic", 'command = ["python", "sample_bots/python/heuristic_bot.py"]')
         + bot_block("random", 'command = ["python", "sample_bots/python/random_bot.py"]')
-        + bot_block("node", 'command = ["node", "sample_bots/node/bot.js"]\nro_paths = ["protos"]')
+        + bot_block("node", 'command = ["node", "sample_bots/node/bot.js"]')  # no ro_paths: its folder has what it needs
         + bot_block("cpp", 'command = ["sample_bots/cpp/build/kwhist_cpp_bot"]')
     )
     done = run_referee("run", str(league(short_tmp, bots, table_size=3)), "--no-live")

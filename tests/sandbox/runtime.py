@@ -28,6 +28,9 @@ from referee.sandbox.launch import rlimits_problem
 
 BOT_DISTRIBUTIONS = ("grpcio", "protobuf")
 """What the test bots import besides the standard library and ``referee`` (with what these require)."""
+REFEREE_DISTRIBUTION = "knockout-whist-referee"
+"""What the referee itself needs to run (its requirements without extras): for a referee run
+as another user (tests/normal_user.py)."""
 
 SYSTEM_BIN = "/usr/local/bin:/usr/bin:/bin"
 CHECK = "import grpc, google.protobuf, referee.botkit, referee.botkit.server, referee.transport.codec"
@@ -57,22 +60,26 @@ def system_python() -> Path:
     return Path(found)
 
 
-def build_reachable_python(directory: Path) -> Path:
+def build_reachable_python(directory: Path, distributions: Iterable[str] = BOT_DISTRIBUTIONS) -> Path:
     """Build the virtualenv ``directory/v`` (``directory`` fresh, mode 0755, every directory
-    above it o+x) of :func:`system_python` with the bots' packages copied into it; -> its
-    ``bin/python``. Raises RuntimeProblem (with the failing step's output) when a step fails
-    or the result cannot import the bot kit or is not reachable by other users."""
+    above it o+x) of :func:`system_python` with ``distributions`` (the bots' packages, or
+    :data:`REFEREE_DISTRIBUTION` for all the referee needs) and the ``referee`` package copied
+    into it (hard links where the file system allows); -> its ``bin/python``. Raises
+    RuntimeProblem (with the failing step's output) when a step fails or the result cannot
+    import the bot kit or is not reachable by other users."""
     venv = directory / "v"
     _run([str(system_python()), "-m", "venv", "--without-pip", str(venv)], "create the virtualenv")
     python = venv / "bin" / "python"
     site = Path(_run([str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"], "find its site-packages").strip())
-    for distribution in _with_requirements(BOT_DISTRIBUTIONS):
-        _copy_distribution(distribution, site)
+    for distribution in _with_requirements(distributions):
+        if canonicalize_name(distribution.metadata["Name"]) != REFEREE_DISTRIBUTION:
+            _copy_distribution(distribution, site)
     package = Path(os.path.realpath(referee.__file__)).parent
-    shutil.copytree(package, site / "referee", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(package, site / "referee", ignore=shutil.ignore_patterns("__pycache__"), copy_function=_link_or_copy)
     for path in [venv, *venv.rglob("*")]:
-        if not path.is_symlink():
-            path.chmod(path.stat().st_mode | (0o555 if path.is_dir() or path.stat().st_mode & 0o100 else 0o444))
+        if path.is_symlink() or not path.is_dir() and path.stat().st_nlink > 1:
+            continue  # a hard link shares its mode with the original: leave that alone
+        path.chmod(path.stat().st_mode | (0o555 if path.is_dir() or path.stat().st_mode & 0o100 else 0o444))
     _run([str(python), "-c", CHECK], "import the bot kit")
     problem = rlimits_problem([directory, venv / "bin", site])
     if problem is not None:
@@ -122,6 +129,15 @@ def _copy_distribution(distribution: importlib.metadata.Distribution, site: Path
             continue
         target = site / Path(*file.parts)
         target.parent.mkdir(parents=True, exist_ok=True)
+        _link_or_copy(source, target)
+
+
+def _link_or_copy(source: str | Path, target: str | Path) -> None:
+    """A hard link of ``source`` at ``target`` where both are on one file system (it reaches
+    the same inode through a path other users can traverse), else a copy."""
+    try:
+        os.link(source, target)
+    except OSError:
         shutil.copy2(source, target)
 
 

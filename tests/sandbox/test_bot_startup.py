@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -18,6 +19,7 @@ from referee.sandbox.bwrap import SLOT_UIDS
 from referee.transport import codec
 from referee.transport.client import BotClient
 from tests.conftest import REPO
+from tests.sandbox import runtime
 from tests.sandbox.helpers import next_slot, uids_of
 from tests.transport.helpers import hand_view
 
@@ -76,7 +78,14 @@ def test_the_sample_bot_answers_hello_and_a_decision(mode: str, run_dir: Path, r
     if mode != "none":
         request.getfixturevalue("needs_bwrap" if mode == "bwrap" else "rlimits_python")
     python = request.getfixturevalue("rlimits_python") if mode == "rlimits" else "python"
-    process = launch([python, SAMPLE.name], name="sample", slot=next_slot(), bot_dir=SAMPLE.parent, run_dir=run_dir,
+    # the rlimits mode's slot uid reaches the bot's folder only where other users can: the
+    # repository may be cloned inside a 0700 folder, so the bot is copied where they can
+    folder = runtime.reachable_directory("kws-sample-") if mode == "rlimits" else SAMPLE.parent
+    if mode == "rlimits":
+        shutil.copyfile(SAMPLE, folder / SAMPLE.name)
+        (folder / SAMPLE.name).chmod(0o644)
+    request.addfinalizer(lambda: shutil.rmtree(folder) if folder != SAMPLE.parent else None)
+    process = launch([python, SAMPLE.name], name="sample", slot=next_slot(), bot_dir=folder, run_dir=run_dir,
                      settings=SandboxSettings(mode=mode))  # type: ignore[arg-type]
 
     async def main() -> str:

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from referee.errors import BotError, ConfigError, SandboxError
-from referee.sandbox import NONE_WARNING, RLIMITS_WARNING, SandboxSettings, launch, modes, resolve_mode
+from referee.errors import BotError, ConfigError, HostError, SandboxError
+from referee.sandbox import NONE_WARNING, RLIMITS_AS_YOU_WARNING, RLIMITS_WARNING, SandboxSettings, launch, modes, resolve_mode
 from referee.sandbox.bwrap import SLOT_UIDS, bwrap_argv
 from referee.sandbox.command import resolve_command
 from referee.sandbox.workdir import MAX_SOCKET_PATH, PrivateDir
@@ -142,17 +142,24 @@ def test_commands_resolve_python_node_and_paths(bot_dir: Path) -> None:
 
 
 def test_resolve_mode(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(modes, "limits_warning", lambda mode: None)  # what this host bounds: tested apart
+    own = RLIMITS_WARNING if os.geteuid() == 0 else RLIMITS_AS_YOU_WARNING
     assert resolve_mode(SandboxSettings(mode="none")) == ("none", NONE_WARNING)
-    assert resolve_mode(SandboxSettings(mode="rlimits")) == ("rlimits", RLIMITS_WARNING)
+    assert resolve_mode(SandboxSettings(mode="rlimits")) == ("rlimits", own)
     monkeypatch.setattr(modes, "bwrap_problem", lambda: None)
-    assert resolve_mode(SandboxSettings(mode="auto")) == ("bwrap", None)
-    assert resolve_mode(SandboxSettings(mode="bwrap")) == ("bwrap", None)
+    assert resolve_mode(SandboxSettings(mode="auto"))[0] == "bwrap"
+    assert resolve_mode(SandboxSettings(mode="bwrap"))[0] == "bwrap"
+    assert modes.league_mode(SandboxSettings(mode="auto"), "night.toml")[0] == "bwrap"
     monkeypatch.setattr(modes, "bwrap_problem", lambda: "bubblewrap is not installed (install it)")
     mode, warning = resolve_mode(SandboxSettings(mode="auto"))
-    assert mode == "rlimits" and warning is not None and warning.startswith(RLIMITS_WARNING)
+    assert mode == "rlimits" and warning is not None and warning.startswith(own)
     with pytest.raises(SandboxError, match='bubblewrap is not installed.*mode = "rlimits"') as raised:
         resolve_mode(SandboxSettings(mode="bwrap"))
     assert "\n" not in str(raised.value)
+    with pytest.raises(SandboxError, match='bubblewrap is not installed.*set \\[sandbox\\] mode = "rlimits" in night.toml') as raised:
+        modes.league_mode(SandboxSettings(mode="auto"), "night.toml")
+    assert "\n" not in str(raised.value)
+    assert modes.league_mode(SandboxSettings(mode="rlimits"), "night.toml") == ("rlimits", own)
 
 
 def test_settings_reject_nonsense() -> None:
@@ -193,7 +200,7 @@ def test_the_bwrap_argv_follows_the_recipe(bot_dir: Path) -> None:
 def test_a_root_referee_never_runs_an_rlimits_bot_as_root(bot_dir: Path, run_dir: Path, tmp_path: Path) -> None:
     """Issue 12, class 4: a runtime under a 0700 directory (as Python under root's home)
     cannot be reached by a slot uid; the rlimits mode refuses, saying how to fix it, rather
-    than run the bot as root."""
+    than run the bot as root: a HostError (the host's trouble, never a fault of the bot)."""
     if os.geteuid() != 0:
         pytest.skip("only a root referee could run a bot as root")
     hidden = tmp_path / "home0700"
@@ -202,7 +209,7 @@ def test_a_root_referee_never_runs_an_rlimits_bot_as_root(bot_dir: Path, run_dir
     runtime = hidden / "bin" / "interp"
     runtime.write_text("#!/bin/sh\nid -u > \"$HOME/uid\"; exec sleep 600\n")
     runtime.chmod(0o755)
-    with pytest.raises(BotError, match=r"rlimits mode would have to run it as root: .*home0700.*mode = \"bwrap\""):
+    with pytest.raises(HostError, match=r"rlimits mode would have to run it as root: .*home0700.*mode = \"bwrap\""):
         launch([str(runtime)], name="b", slot=next_slot(), bot_dir=bot_dir, run_dir=run_dir,
                settings=SandboxSettings(mode="rlimits"))
     assert not list(run_dir.glob("b-*/uid")), "nothing ran"

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from referee.errors import HostError
 from tests.conftest import REPO, processes_matching, run_referee
 from tests.sandbox.helpers import wait_for
 
@@ -265,8 +266,10 @@ def test_class5_a_referee_in_another_pid_namespace_never_removes_live_groups() -
 
 def test_class4_rlimits_never_runs_a_bot_as_root(short_tmp: Path, staged: Staged, tmp_path: Path) -> None:
     """A root referee in the rlimits mode, the bot's Python a virtualenv under a 0700
-    directory (as Python under root's home): the bot is refused with a ``startup`` fault
-    saying how to fix it, the league completes, and no bot process ever ran as uid 0."""
+    directory (as Python under root's home): the bot is refused, and that is the host's
+    trouble, not the bot's: the league stops with a HostError saying how to fix it (no
+    fault, no game stored; ``referee run`` finds it before game 1), and no bot process ever
+    ran as uid 0."""
     if os.geteuid() != 0:
         pytest.skip("only a root referee could run a bot as root")
     hidden = tmp_path / "home0700"
@@ -279,14 +282,13 @@ def test_class4_rlimits_never_runs_a_bot_as_root(short_tmp: Path, staged: Staged
         json.dumps(["python", str(script)]), json.dumps([str(hidden / "v" / "bin" / "python"), str(script)])
     )
     league.config.write_text(text)
-    records, screen = run_in_process(league)
-    assert "share the host's /tmp (not size-limited)" in screen, "the warning lists what is lost"
-    assert sorted(record.fixture for record in records) == [0, 1]
-    for record in records:
-        faults = faults_of(record)
-        assert [fault.kind for fault in faults] == ["startup"], faults
-        assert "would have to run it as root" in faults[0].detail and 'mode = "bwrap"' in faults[0].detail
-        assert all(action.ms is None for _, action in mine(record)), "no process of it played"
+    with pytest.raises(BaseExceptionGroup) as raised:
+        run_in_process(league)
+    host, _rest = raised.value.split(HostError)
+    assert host is not None, raised.value
+    (error,) = host.exceptions
+    assert "would have to run it as root" in str(error) and 'mode = "bwrap"' in str(error)
+    assert league.records() == []
     for bot in (BAD, OTHER):
         for path in league.logs(bot):
             assert ", uid 0," not in path.read_text(errors="replace"), path.read_text(errors="replace")
