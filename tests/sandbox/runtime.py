@@ -57,16 +57,28 @@ def system_python() -> Path:
     return Path(found)
 
 
-def build_reachable_python(directory: Path) -> Path:
+def referee_distributions() -> tuple[str, ...]:
+    """What the referee itself needs (its ``[project] dependencies``, no extras)."""
+    requires = importlib.metadata.distribution("knockout-whist-referee").requires or []
+    return tuple(
+        requirement.name
+        for requirement in map(Requirement, requires)
+        if requirement.marker is None or requirement.marker.evaluate({"extra": ""})
+    )
+
+
+def build_reachable_python(directory: Path, distributions: Iterable[str] = BOT_DISTRIBUTIONS) -> Path:
     """Build the virtualenv ``directory/v`` (``directory`` fresh, mode 0755, every directory
-    above it o+x) of :func:`system_python` with the bots' packages copied into it; -> its
-    ``bin/python``. Raises RuntimeProblem (with the failing step's output) when a step fails
-    or the result cannot import the bot kit or is not reachable by other users."""
+    above it o+x) of :func:`system_python` with ``distributions`` (default: the bots'
+    packages; :func:`referee_distributions` for a referee run as another user) and what they
+    require copied into it (hard links where the file system allows); -> its ``bin/python``.
+    Raises RuntimeProblem (with the failing step's output) when a step fails or the result
+    cannot import the bot kit or is not reachable by other users."""
     venv = directory / "v"
     _run([str(system_python()), "-m", "venv", "--without-pip", str(venv)], "create the virtualenv")
     python = venv / "bin" / "python"
     site = Path(_run([str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"], "find its site-packages").strip())
-    for distribution in _with_requirements(BOT_DISTRIBUTIONS):
+    for distribution in _with_requirements(distributions):
         _copy_distribution(distribution, site)
     package = Path(os.path.realpath(referee.__file__)).parent
     shutil.copytree(package, site / "referee", ignore=shutil.ignore_patterns("__pycache__"))
@@ -122,7 +134,10 @@ def _copy_distribution(distribution: importlib.metadata.Distribution, site: Path
             continue
         target = site / Path(*file.parts)
         target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(source, target)
+        try:
+            os.link(source, target)  # the same file, read-only to the bots: no copy needed
+        except OSError:
+            shutil.copy2(source, target)
 
 
 def reachable_directory(prefix: str) -> Path:

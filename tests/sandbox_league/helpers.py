@@ -173,17 +173,20 @@ def assert_league_intact(records: Sequence[GameRecord]) -> None:
         assert theirs and all(action.fault is None and action.ms is not None for action in theirs)
 
 
-def assert_sandboxed(league: League, bot: str = BAD, mode: str = "bwrap") -> None:
+def assert_sandboxed(league: League, bot: str = BAD, mode: str = "bwrap", root_referee: bool | None = None) -> None:
     """Every process of ``bot`` ran in ``mode`` (as a slot uid of its own under a root
-    referee, never root), as its log's first line says."""
+    referee, never root), as its log's first line says. ``root_referee``: whether the
+    referee ran as root (default: whether this process does)."""
     logs = league.logs(bot)
     assert logs, f"no log of {bot} in {league.run_dir}"
     for path in logs:
         first = path.read_text(errors="replace").splitlines()[0]
         match = re.search(r"\(mode (\w+), uid (\d+),", first)
         assert match and match.group(1) == mode, first
-        if os.geteuid() == 0:
+        if (os.geteuid() == 0) if root_referee is None else root_referee:
             assert int(match.group(2)) in SLOT_UIDS, first
+        else:
+            assert int(match.group(2)) != 0, first
 
 
 def assert_no_process_left(marker: Path, timeout_s: float = 0.0) -> None:

@@ -163,7 +163,7 @@ def test_class6_two_bots_cannot_pass_a_hand_through_file_locks(short_tmp: Path, 
         faults = [fault for fault in record.faults if fault.bot == OTHER]
         assert [fault.kind for fault in faults] == ["malformed"], record.faults
         report = json.loads(faults[0].detail.split("CHANNEL ", 1)[1])
-        assert report == {"flock": "EPERM", "lockf": "EPERM", "inotify": "EPERM", "userns": "EPERM"}, report
+        assert report == {"flock": "EPERM", "lockf": "EPERM", "lock_high_bits": "EPERM", "inotify": "EPERM", "userns": "EPERM"}, report
         assert not faults_of(record)
     assert "flock_bot send: flock EPERM" in league.log_text()
     assert "seccomp on" in league.log_text()
