@@ -18,7 +18,7 @@ from referee.game.cards import Card
 from referee.game.engine import Game
 from referee.game.faults import FaultPolicy
 from referee.game.gamelog import build_record
-from referee.game.records import FaultRecord, GameRecord
+from referee.game.records import FaultRecord, GameRecord, cut
 from referee.game.rules import Rules
 from referee.game.timecontrol import TimeControl
 from referee.league.gamethread import Stopped, run_game_thread
@@ -219,7 +219,7 @@ def _lead_to_log(fault: FaultRecord, lease: Lease | None, game_id: str) -> Fault
     """The bot's log names the game and decision of each fault, beside its traceback
     (``referee faults`` finds the log by the game's ``[referee] game <id>: seat N`` line)."""
     if lease is not None and fault.decision is not None:
-        lease.note(f"game {game_id} decision {fault.decision}: {fault.kind} fault: {fault.detail}")
+        lease.note(f"game {game_id} decision {fault.decision}: {fault.kind} fault: {cut(fault.detail)}")
     return fault
 
 
