@@ -20,7 +20,7 @@ import os
 import tarfile
 import tempfile
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -80,11 +80,11 @@ class _RefusingPool(BotPool):
         self._refused = dict(refused)
         self._slot = first_slot
 
-    async def acquire(self, name: str) -> Lease | StartFailure | None:
+    async def acquire(self, name: str, deal: Hashable | None = None) -> Lease | StartFailure | None:
         detail = self._refused.get(name)
         if detail is not None:
             return StartFailure("startup", detail, answer="not started", ms=0.0)
-        return await super().acquire(name)
+        return await super().acquire(name, deal)
 
 
 @dataclass

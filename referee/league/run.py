@@ -172,7 +172,7 @@ async def play_fixture(
     leases: list[Lease | None] = []
     withdrawn: list[bool] = []
     for seat, name in enumerate(fixture.seats):
-        got = await pool.acquire(name)
+        got = await pool.acquire(name, fixture.deal_key)
         if isinstance(got, StartFailure):
             startup_faults.append(FaultRecord(got.kind, seat, name, None, got.detail, got.request, got.answer, got.ms))
             got = None

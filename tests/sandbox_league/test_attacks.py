@@ -23,6 +23,7 @@ from tests.sandbox.helpers import wait_for
 from tests.sandbox_league.helpers import (
     BAD,
     OTHER,
+    ROTATIONS,
     League,
     Staged,
     assert_league_intact,
@@ -126,7 +127,7 @@ def test_class8_bots_get_sigterm_and_a_grace_at_the_end_of_a_league(short_tmp: P
     records, _ = run_in_process(league)
     assert_league_intact(records)
     assert not [fault for record in records for fault in record.faults]
-    assert league.log_text().count("term: stopped cleanly") == 1, league.log_text()
+    assert league.log_text().count("term: stopped cleanly") == ROTATIONS, league.log_text()
     assert not _homes_left(league)
     assert_no_process_left(staged.dir)
 
