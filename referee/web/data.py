@@ -4,12 +4,18 @@ per-bot summaries, games.
 :class:`SiteData` reads the store once per new game count (a league that is running adds
 games; the site then rebuilds its snapshot) and is shared by ``referee serve``,
 ``referee run --serve`` and ``referee export --format html``.
+
+A game whose deal has a rotation still to play is *held back*: its hands, seat views and
+record are neither served nor exported, nor a log of a bot process that played it, until
+every rotation of the deal is stored (a student reading the site could otherwise tell a
+bot the cards of the rotations to come, docs/design.md §6). The standings count it at once.
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
+from collections import defaultdict
 import threading
 import time
 import tomllib
@@ -22,6 +28,7 @@ from referee.results.store import ResultsStore, StoredFault
 from referee.standings.table import Standings, compute_standings
 
 RECENT_GAMES = 20  # finish times the ETA is measured over
+LOG_GAME = re.compile(r"\[referee\] game (\S+): seat \d+")  # the line a bot's log gets for each game it plays
 MIN_REBUILD_S = 1.0  # the live site's standings are at most this much older than the store
 
 
@@ -106,6 +113,24 @@ class Snapshot:
     bots: dict[str, BotSummary]
     games: list[tuple[str, int, tuple[str, ...], tuple[int, ...], int]]  # id, fixture, seats, placements, faults
     rules: str | None
+    held_back: frozenset[str] = frozenset()  # games of deals with a rotation still to play
+
+
+class HeldBack(KeyError):
+    """A game of a deal that has a rotation still to play: not shown (see the module doc)."""
+
+
+def held_back(records: Sequence[GameRecord]) -> frozenset[str]:
+    """The ids of ``records`` whose deal (same seed, table and deal number) is not stored in
+    every rotation, one per seat of its table. Pure."""
+    rotations: dict[tuple[int, tuple[str, ...], int], set[int]] = defaultdict(set)
+    for record in records:
+        rotations[(record.seed, record.table, record.deal)].add(record.rotation)
+    return frozenset(
+        record.game_id
+        for record in records
+        if len(rotations[(record.seed, record.table, record.deal)]) < len(record.table or record.seats)
+    )
 
 
 def scheduled_total(config_text: str) -> int | None:
@@ -152,6 +177,7 @@ class SiteData:
         self.total = total if total is not None else scheduled_total(meta.get("config_text", ""))
         self._bots = tuple(bots) or _config_bots(meta.get("config_text", ""))
         self.move_ms = _config_move_ms(meta.get("config_text", ""))
+        self._own_games = meta.get("fingerprint") == "play"  # `referee play`: a student's own test games, nothing held back
         self._clock = clock
         self._starting = starting
         self._lock = threading.Lock()
@@ -217,21 +243,42 @@ class SiteData:
                 if action.ms is not None:
                     bots[record.seats[action.seat]].decision_ms.append(action.ms)
         standings = compute_standings(records, bots=list(bots))
-        return Snapshot(count=len(games), standings=standings, bots=bots, games=games, rules=rules)
+        closed = frozenset() if self._own_games else held_back(records)
+        return Snapshot(count=len(games), standings=standings, bots=bots, games=games, rules=rules, held_back=closed)
 
-    def first_fault_of_each_kind(self, bot: str) -> list[tuple[FaultKind, int, StoredFault]]:
+    def first_fault_of_each_kind(self, bot: str) -> list[tuple[FaultKind, int, StoredFault | None]]:
         """(kind, how many, the first example) for every kind of fault ``bot`` made, in
-        ``FAULT_KINDS`` order."""
+        ``FAULT_KINDS`` order; the example is the first of a game not held back (None while
+        every one is)."""
         faults = self.store.faults(bot)
-        result = []
+        snapshot = self.snapshot()
+        shown = {game_id for game_id, *_ in snapshot.games} - snapshot.held_back  # a game stored since is not known yet
+        result: list[tuple[FaultKind, int, StoredFault | None]] = []
         for kind in FAULT_KINDS:
             mine = [stored for stored in faults if stored.fault.kind == kind]
             if mine:
-                result.append((kind, len(mine), mine[0]))
+                result.append((kind, len(mine), next((stored for stored in mine if stored.game_id in shown), None)))
         return result
 
     def record(self, game_id: str) -> GameRecord:
-        return self.store.record(game_id)
+        """The stored game ``game_id``; :class:`HeldBack` while its deal has a rotation to
+        play (or it was stored after the snapshot, which knows nothing of its deal yet),
+        StoreError when there is no such game."""
+        snapshot = self.snapshot()
+        if game_id in snapshot.held_back:
+            raise HeldBack(game_id)
+        record = self.store.record(game_id)
+        if not self._own_games and game_id not in {known for known, *_ in snapshot.games}:
+            raise HeldBack(game_id)
+        return record
+
+    def log_shown(self, text: str) -> bool:
+        """Whether a bot's log (``text``) may be shown: every game it names (``[referee]
+        game <id>: seat N``) is stored and not held back."""
+        snapshot = self.snapshot()
+        stored = {game_id for game_id, *_ in snapshot.games}
+        named = set(LOG_GAME.findall(text))
+        return all(game_id in stored and game_id not in snapshot.held_back for game_id in named)
 
 
 def _light(record: GameRecord) -> GameRecord:

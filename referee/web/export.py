@@ -14,8 +14,10 @@ from referee.web.render import STATIC, Pages
 
 def export_html(store: ResultsStore, directory: Path) -> int:
     """Write every page of ``store``'s league under ``directory``: index, head-to-head,
-    games list, one page per bot, and per game the all-hands viewer and one viewer per seat.
-    Returns the number of pages written. StoreError when the folder cannot be written."""
+    games list, one page per bot, and per game the all-hands viewer and one viewer per seat,
+    but none for a game held back while its deal has a rotation to play
+    (:mod:`referee.web.data`). Returns the number of pages written. StoreError when the
+    folder cannot be written."""
     pages = Pages(SiteData(store), live=False)
     snapshot = pages.data.snapshot()
     written = 0
@@ -37,6 +39,8 @@ def export_html(store: ResultsStore, directory: Path) -> int:
         for name in snapshot.bots:
             write(f"bots/{slug(name)}.html", pages.bot(name))
         for game_id, _fixture, seats, _placements, _faults in snapshot.games:
+            if game_id in snapshot.held_back:
+                continue
             record = store.record(game_id)
             write(f"games/{slug(game_id)}.html", pages.game(game_id, None, record))
             for seat in range(len(seats)):

@@ -6,7 +6,8 @@ pages work served and opened from disk:
 - ``index.html``: progress and standings; ``h2h.html``: head-to-head; ``games.html``;
 - ``bots/<slug>.html``: a bot's games, points, faults by kind, decision-time plot;
 - ``games/<slug>.html``: the viewer with every hand (stored games are over);
-- ``games/<slug>-seat<N>.html``: the viewer as seat N saw the game;
+- ``games/<slug>-seat<N>.html``: the viewer as seat N saw the game; neither exists for a
+  game held back while its deal has a rotation to play (:mod:`referee.web.data`);
 - ``static/...``: the stylesheet and the vendored JavaScript (htmx and its SSE extension,
   only on the live site, for updates without reload).
 """
@@ -128,7 +129,7 @@ class Pages:
 
     def games(self) -> str:
         snapshot = self.data.snapshot()
-        return self._page("games.html", "games.html", games=snapshot.games)
+        return self._page("games.html", "games.html", games=snapshot.games, held_back=snapshot.held_back)
 
     def bot_slugs(self) -> dict[str, str]:
         return {slug(name): name for name in self.data.snapshot().bots}
@@ -151,6 +152,8 @@ class Pages:
                 "legal": " ".join(legal_answers(stored.fault.request)) if stored.fault.request else "",
                 "ms": stored.fault.ms,
             }
+            if stored is not None
+            else {"kind": kind, "count": count, "game": None}  # every example is in a game held back
             for kind, count, stored in self.data.first_fault_of_each_kind(name)
         ]
         logs = bot_logs(self.logs_dir, name) if self.logs_dir is not None else []
@@ -160,6 +163,7 @@ class Pages:
             bot=name,
             row=row,
             games=summary.games,
+            held_back=snapshot.held_back,
             faults=faults,
             plot=Markup(decision_time_svg(summary.decision_ms, limit_ms=self.data.move_ms)),  # numbers only: no bot text in it
             logs=logs,
@@ -168,8 +172,10 @@ class Pages:
     def game(self, game_id: str, seat: int | None, record: GameRecord | None = None) -> str:
         """The viewer of game ``game_id`` with every hand (``seat=None``) or as ``seat``
         saw it (``record``: the game's record, when already read). StoreError when there is
-        no such game; KeyError for a seat it does not have."""
-        record = record or self.data.record(game_id)
+        no such game; :class:`~referee.web.data.HeldBack` while its deal has a rotation to
+        play; KeyError for a seat it does not have."""
+        if record is None or game_id in self.data.snapshot().held_back:
+            record = self.data.record(game_id)
         if seat is not None and not 0 <= seat < len(record.seats):
             raise KeyError(seat)
         steps = game_steps(record)

@@ -3,6 +3,7 @@ faults appear, the static export writes every page with relative links only."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from referee.game.records import ActionRecord, FaultRecord
@@ -19,8 +20,10 @@ def store_with_games(tmp_path: Path) -> ResultsStore:
     store = ResultsStore.open(tmp_path / "r.sqlite", league="night", fingerprint="f", config_text="", resume=False)
     fault = FaultRecord("illegal", 1, "cheat", 4, f"answered {EVIL}", request="", answer=EVIL, ms=3.0)
     actions = [ActionRecord(seat, "play", "AS", 2.0 + seat) for seat in (0, 1, 1, 0)]
-    store.save_game(game_record("g1", ["good", "cheat"], [1, 2], fixture=0, faults=[fault], actions=actions, league="night"))
-    store.save_game(game_record("g2", ["cheat", "good"], [2, 1], fixture=1, league="night"))
+    first = game_record("g1", ["good", "cheat"], [1, 2], fixture=0, faults=[fault], actions=actions, league="night")
+    second = game_record("g2", ["cheat", "good"], [2, 1], fixture=1, league="night")
+    store.save_game(first)
+    store.save_game(replace(second, table=first.table, seed=first.seed, rotation=1))  # both rotations of one deal
     return store
 
 
