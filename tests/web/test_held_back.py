@@ -125,11 +125,14 @@ class Watch:
 
 
 def fetch(url: str) -> tuple[int, str]:
+    """(status, text); (0, "") once the site is gone (the league ended, and its site with it)."""
     try:
         with urllib.request.urlopen(url, timeout=30) as response:
             return response.status, response.read().decode(errors="replace")
     except urllib.error.HTTPError as error:
         return error.code, ""
+    except (urllib.error.URLError, ConnectionError):
+        return 0, ""
 
 
 def stored_ids(results: Path) -> list[str]:
