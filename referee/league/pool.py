@@ -271,10 +271,6 @@ class BotPool:
         stop([lease.process for lease in self._live if lease.process is not None])
         self._live.clear()
 
-    def starts(self, name: str) -> int:
-        """Processes started for bot ``name`` so far (restarts included)."""
-        return self._bots[name].starts
-
     # --- internals ---------------------------------------------------------------
 
     def _count_failure(self, slots: _BotSlots) -> None:

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections import defaultdict
 import threading
 import time
 import tomllib
+from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
