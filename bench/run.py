@@ -1,4 +1,4 @@
-"""``make bench``: run B1-B6 (each its own process, its variants interleaved), then write
+"""``make bench``: run B1-B9 (each its own process, its variants interleaved), then write
 ``BENCHMARKS.md`` with the machine, the date, every figure as median [min–max] over the
 repetitions, the targets met or missed, and the analysis in ``bench/NOTES.md``.
 
@@ -39,6 +39,7 @@ BENCHES: dict[str, tuple[str, str, int]] = {  # script, title, repetitions multi
     "B6": ("b6_memory.py", "B6 memory", 1),
     "B7": ("b7_standings.py", "B7 standings: simulated class-size leagues (engine only)", 1),
     "B8": ("b8_cluster.py", "B8 cluster overhead", 1),
+    "B9": ("b9_export.py", "B9 export: a 420-game class league as a static site", 1),
 }
 B7_LEAGUES: int | None = None  # --b7-leagues: leagues per B7 figure (the script's small default otherwise)
 B7_ARGS: list[str] = []  # --b7-args: more options for bench/b7_standings.py
@@ -88,6 +89,8 @@ TARGETS = (
     Target("B7", "class: tiers ~0.1 pts/g apart ordered by the sequential stop ≤ 10 min at the B4 rate", "class_stop_minutes", lambda f: f.median <= 10, _median, 10),
     Target("B7", "class: even one z-test of one pair 0.1 pts/g apart ≤ 10 min (lower bound)", "class_bound_minutes", lambda f: f.median <= 10, _median, 10),
     Target("B8", "Dask ≤ 5 % more wall time per game than local, same concurrency", "overhead", lambda f: f.median <= 5, _median, 5),
+    Target("B9", "export of a 420-game league ≤ 15 MB", "megabytes", lambda f: f.median <= 15, _median, 15),
+    Target("B9", "export of a 420-game league ≤ 20 s", "seconds", lambda f: f.median <= 20, _median, 20),
 )
 
 

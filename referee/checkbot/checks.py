@@ -25,7 +25,7 @@ from typing import Literal
 import trio
 
 import referee
-from referee.checkbot.describe import describe_request, legal_answers
+from referee.checkbot.describe import describe_request, fault_in_words, legal_answers, plain_words
 from referee.checkbot.situations import Situation, build_situations, finish
 from referee.game.faults import FaultPolicy
 from referee.game.records import FaultRecord
@@ -144,7 +144,7 @@ async def _check_hello(pool: BotPool, bot: BotEntry, time: TimeControl, report: 
                            expected=f"a HelloReply within {time.startup_ms} ms, served on $KWHIST_LISTEN"))
         report(CheckResult("protocol", protocol_title, "skip", "not asked: no Hello reply"))
         return None
-    report(CheckResult("hello", title, "pass", f"answered in {ms:.0f} ms"))
+    report(CheckResult("hello", title, "pass", hello_summary(ms, time.startup_ms)))
     if isinstance(got, StartFailure):
         report(CheckResult("protocol", protocol_title, "fail", got.detail, asked=f"Hello (protocol {major}.{minor})",
                            answered=got.answer or got.detail, expected=f"protocol_major = {major}"))
@@ -157,10 +157,22 @@ async def _check_hello(pool: BotPool, bot: BotEntry, time: TimeControl, report: 
     return got
 
 
+def hello_summary(ms: float, startup_ms: int) -> str:
+    """The ``hello`` line of a bot that answered after ``ms``: within ``startup_ms``, or, as
+    it is, over it (the referee asks a living bot again, docs/design.md §5)."""
+    if ms <= startup_ms:
+        return f"answered in {ms:,.0f} ms"
+    return (
+        f"answered in {ms:,.0f} ms, over startup_ms ({startup_ms:,} ms): accepted because the referee asks a bot whose "
+        "process is still starting again (up to 3 × startup_ms; 10 × on a loaded machine); start faster to be safe"
+    )
+
+
 async def _check_situations(lease: Lease, situations: Sequence[Situation], time: TimeControl, report: Report) -> bool:
     """One check per situation, then ``on-time``. Returns True when the bot crashed."""
     slowest: tuple[float, str] | None = None
     late: list[str] = []
+    busy: Situation | None = None  # the first situation the bot did not answer in time: it may still be at work on it
     crashed_at: str | None = None
     last_ms: float | None = None  # told to the bot as last_decision_ms, as in a league
     for situation in situations:
@@ -178,7 +190,14 @@ async def _check_situations(lease: Lease, situations: Sequence[Situation], time:
             late.append(f"{situation.key} ({reply.ms:.0f} ms)")
         elif slowest is None or reply.ms > slowest[0]:
             slowest = (reply.ms, situation.key)
-        report(_judge(situation, reply, timed_out, time))
+        if reply.fault == "crash" and (ended := await _how_it_ended(lease)):
+            reply = replace(reply, detail=f"{reply.detail}; {ended}")
+        result = _judge(situation, reply, timed_out, time)
+        if timed_out and busy is not None:
+            result = replace(result, summary=result.summary + still_busy(busy.title))
+        report(result)
+        if timed_out and busy is None:
+            busy = situation
         if reply.fault == "crash":
             crashed_at = situation.key
     limit = f"limit {time.move_ms} ms + {time.grace_ms} ms grace"
@@ -192,16 +211,38 @@ async def _check_situations(lease: Lease, situations: Sequence[Situation], time:
     return crashed_at is not None
 
 
+async def _how_it_ended(lease: Lease, wait_s: float = 1.0) -> str | None:
+    """How the bot's process ended (exit code, signal, a limit), once it has: waits up to
+    ``wait_s`` seconds; None for a bot given by address or one still running."""
+    with trio.move_on_after(wait_s):
+        while (ended := lease.exit_detail()) is None and lease.process is not None:
+            await trio.sleep(0.02)
+        return ended
+    return None
+
+
+def still_busy(title: str) -> str:
+    """Why a timeout after an earlier one is most likely not this question's fault."""
+    return (
+        f"; most likely the bot was still at work on an earlier request ({title!r}, not answered in time), "
+        "and it answers one request at a time: make that one faster first"
+    )
+
+
 def _judge(situation: Situation, reply: Reply, timed_out: bool, time: TimeControl) -> CheckResult:
     legal = " ".join(format_action(action) for action in situation.view.legal)
     expected = f"one of: {legal} — {situation.rule}"
     asked = describe_request(reply.request_json)
 
+    answered = reply.answer or "(nothing)"
+    if reply.fault is not None:  # the gRPC status in the game's terms (it stays in the bot's log)
+        answered = fault_in_words(reply.fault, reply.detail, reply.answer, reply.ms)[1]
+
     def fail(summary: str) -> CheckResult:
-        return CheckResult(situation.key, situation.title, "fail", summary, asked=asked, answered=reply.answer or "(nothing)", expected=expected)
+        return CheckResult(situation.key, situation.title, "fail", summary, asked=asked, answered=answered, expected=expected)
 
     if reply.fault is not None and reply.fault != "timeout":
-        return fail(f"{reply.fault}: {reply.detail}")
+        return fail(f"{reply.fault}: {fault_in_words(reply.fault, reply.detail, reply.answer, reply.ms)[0]}")
     if timed_out:
         return fail(f"timeout: no answer within {time.move_ms} ms + {time.grace_ms} ms grace (took {reply.ms:.0f} ms)")
     assert reply.action is not None
@@ -222,7 +263,7 @@ async def _check_game_over(lease: Lease, situation: Situation, time: TimeControl
     title = "handles GameOver"
     if problem is None and lease.exit_detail() is None:
         return CheckResult("game-over", title, "pass", "answered (leaving it UNIMPLEMENTED is fine too)")
-    answered = problem or f"the process ended: {lease.exit_detail()}"
+    answered = plain_words(problem) if problem else f"the process ended: {lease.exit_detail()}"
     return CheckResult("game-over", title, "fail", answered, asked=f"GameOver for {game.game_id}: placements {list(outcome.placements)}, winner {outcome.winner}",
                        answered=answered, expected=f"an Ack within {time.move_ms + time.grace_ms} ms, or status UNIMPLEMENTED")
 
@@ -264,9 +305,10 @@ def _games_failure(title: str, game_id: str, played: int, faults: Sequence[Fault
     where = "before the game" if first.decision is None else f"decision {first.decision}"
     legal = legal_answers(first.request)
     more = f" ({len(faults)} faults in that game)" if len(faults) > 1 else ""
+    detail, answered = fault_in_words(first.kind, first.detail, first.answer, first.ms)
     return CheckResult(
-        "games", title, "fail", f"game {played} ({game_id}), {where}: {first.kind}: {first.detail}{more}",
+        "games", title, "fail", f"game {played} ({game_id}), {where}: {first.kind}: {detail}{more}",
         asked=describe_request(first.request) if first.request else "(no request: the bot was not playing)",
-        answered=first.answer or "(nothing)",
+        answered=answered,
         expected=f"one of: {' '.join(legal)}" if legal else "a running bot that answers Hello",
     )  # fmt: skip

@@ -1,14 +1,16 @@
 """Fault evidence in words: one line saying what a bot was asked, from the request JSON
-the referee stored (``FaultRecord.request``, docs/design.md §5).
+the referee stored (``FaultRecord.request``, docs/design.md §5), and what happened in the
+game's terms (:func:`fault_in_words`) for the pages students read.
 
 Pure: reads the compact JSON written by ``referee.transport.codec.request_json`` with
 the ``json`` module only (no generated code), and never raises on odd input: a field it
-cannot read is left out of the description.
+cannot read is left out of the description (never a ``?`` placeholder).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from referee.game.cards import Rank, Suit
@@ -19,16 +21,16 @@ _DECISIONS = {"PLAY_CARD": "play a card", "CHOOSE_TRUMP": "name trump"}
 
 
 def card_text(data: Any) -> str:
-    """``{"rank": "ACE", "suit": "SPADES"}`` -> ``"AS"``; ``"?"`` for anything else."""
-    if not isinstance(data, dict):
-        return "?"
-    return _RANKS.get(str(data.get("rank")), "?") + _SUITS.get(str(data.get("suit")), "?")
+    """``{"rank": "ACE", "suit": "SPADES"}`` -> ``"AS"``; ``"an unreadable card"`` for anything else."""
+    if not isinstance(data, dict) or str(data.get("rank")) not in _RANKS or str(data.get("suit")) not in _SUITS:
+        return "an unreadable card"
+    return _RANKS[str(data["rank"])] + _SUITS[str(data["suit"])]
 
 
 def action_text(data: Any) -> str:
-    """An ``Action`` as JSON -> ``"AS"``, ``"trump H"``, ``"trump NT"``, ``"pass"`` (``"?"`` if unreadable)."""
+    """An ``Action`` as JSON -> ``"AS"``, ``"trump H"``, ``"trump NT"``, ``"pass"`` (``"an unreadable action"``)."""
     if not isinstance(data, dict):
-        return "?"
+        return "an unreadable action"
     if "play" in data:
         return card_text(data["play"])
     if "pass_trick" in data:
@@ -37,8 +39,9 @@ def action_text(data: Any) -> str:
     if isinstance(choice, dict):
         if choice.get("no_trump"):
             return "trump NT"
-        return "trump " + _SUITS.get(str(choice.get("suit")), "?")
-    return "?"
+        suit = _SUITS.get(str(choice.get("suit")))
+        return f"trump {suit}" if suit else "an unreadable trump choice"
+    return "an unreadable action"
 
 
 def _load(request_json: str) -> dict[str, Any] | None:
@@ -61,31 +64,39 @@ def describe_request(request_json: str) -> str:
     """One line for a student: the decision asked, round, trick, trump, hand, the trick
     so far, and the time told to the bot (ms). E.g.::
 
-        asked to play a card as seat 1 in round 2 (6 cards), trick 1, trump S;
+        asked to play a card as seat 1 in round 2 (6 cards), trick 1 of 6, trump S;
         hand 6H KH 8D 4C; trick so far: seat 0 7C; time left 1000 ms, bank 0 ms
 
-    Returns ``"(no request)"`` for an empty or unreadable text (startup faults)."""
+    A Hello request (a fault at start-up) reads ``Hello (protocol 1.0, referee 0.1.0)``.
+    Returns ``"(no request)"`` for an empty or unreadable text (the bot was not started)."""
     data = _load(request_json)
     if data is None:
         return "(no request)"
+    if "protocol_major" in data and "view" not in data:
+        version = f"protocol {data.get('protocol_major', 0)}.{data.get('protocol_minor', 0)}"
+        referee = f", referee {data['referee_version']}" if data.get("referee_version") else ""
+        return f"Hello ({version}{referee})"
     view = data.get("view") if isinstance(data.get("view"), dict) else {}
     assert isinstance(view, dict)
-    size = view.get("cards_dealt", view.get("hand_size", "?"))  # "hand_size" in older results files
-    decision = _DECISIONS.get(str(data.get("decision")), str(data.get("decision", "?")).lower())
-    parts = [f"asked to {decision} as seat {view.get('seat', 0)} in round {view.get('round_number', '?')} ({size} cards)"]
-    status = view.get("status")
+    size = view.get("cards_dealt", view.get("hand_size"))  # "hand_size" in older results files
+    decision = _DECISIONS.get(str(data.get("decision")), "decide")
     seat = view.get("seat", 0)
+    head = f"asked to {decision} as seat {seat}"
+    if isinstance(view.get("round_number"), int):
+        head += f" in round {view['round_number']}" + (f" ({size} cards)" if isinstance(size, int) else "")
+    parts = [head]
+    status = view.get("status")
     if isinstance(status, list) and isinstance(seat, int) and 0 <= seat < len(status) and status[seat] == "SEAT_STATUS_DOG":
         parts[0] += " on the dog's life"
-    if data.get("decision") == "PLAY_CARD":
-        completed = view.get("completed_tricks")
-        parts.append(f"trick {len(completed) + 1 if isinstance(completed, list) else '?'} of {size}")
+    if data.get("decision") == "PLAY_CARD" and isinstance(view.get("completed_tricks", []), list):
+        parts.append(f"trick {len(view.get('completed_tricks', [])) + 1}" + (f" of {size}" if isinstance(size, int) else ""))
     state = view.get("trump_state")
-    if state == "TRUMP_STATE_SUIT":
-        parts.append("trump " + _SUITS.get(str(view.get("trump")), "?"))
+    trump = _SUITS.get(str(view.get("trump")))
+    if state == "TRUMP_STATE_SUIT" and trump:
+        parts.append("trump " + trump)
     elif state == "TRUMP_STATE_NO_TRUMP":
         parts.append("no trump")
-    else:
+    elif state == "TRUMP_STATE_UNDECIDED":
         parts.append("trump not named yet")
     line = ", ".join(parts)
     hand = view.get("hand")
@@ -107,3 +118,55 @@ def describe_request(request_json: str) -> str:
     else:
         details.append("no time limit")
     return line + "; " + "; ".join(details)
+
+
+# What a gRPC status means in the game's terms (the status itself stays in the bot's log).
+_STATUS_WORDS = {
+    "DEADLINE_EXCEEDED": "no answer in time",
+    "UNAVAILABLE": "the connection to the bot was lost",
+    "CANCELLED": "the connection to the bot was lost",
+    "UNIMPLEMENTED": "the bot does not implement this call",
+}
+_STATUS = re.compile(r"(?:gRPC status |Hello failed with gRPC status )?\b([A-Z][A-Z_]{3,}): ?([^;]*)")
+_DEADLINE = re.compile(r"deadline of (\d+) ms exceeded")
+_HOST_PATH = re.compile(r"(?<![\w:/.~-])/(?:[^\s;,'\"()/]+/)+([^\s;,'\"()/]+)")
+_LOG_PART = re.compile(r";? ?\blog /\S+")
+
+
+def plain_words(text: str) -> str:
+    """``text`` without gRPC statuses (``"gRPC status INTERNAL: boom"`` -> ``"an error: boom"``;
+    a lost connection or a deadline in the game's terms) and without host paths (a path
+    becomes its last part; where the log is, is left out: the site never serves logs)."""
+    text = _LOG_PART.sub("", text)
+    text = _DEADLINE.sub(lambda m: f"no answer within {int(m.group(1)):,} ms", text)
+
+    def status(match: re.Match[str]) -> str:
+        code, details = match.group(1), match.group(2).strip()
+        if code in _STATUS_WORDS:
+            return _STATUS_WORDS[code]
+        if code in _KNOWN_CODES:
+            return f"an error: {details}" if details else "an error"
+        return match.group(0)
+
+    text = _STATUS.sub(status, text)
+    return _HOST_PATH.sub(lambda m: m.group(1), text).strip()
+
+
+_KNOWN_CODES = frozenset({
+    "OK", "CANCELLED", "UNKNOWN", "INVALID_ARGUMENT", "DEADLINE_EXCEEDED", "NOT_FOUND", "ALREADY_EXISTS",
+    "PERMISSION_DENIED", "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION", "ABORTED", "OUT_OF_RANGE",
+    "UNIMPLEMENTED", "INTERNAL", "UNAVAILABLE", "DATA_LOSS", "UNAUTHENTICATED",
+})  # fmt: skip
+
+
+def fault_in_words(kind: str, detail: str, answer: str, ms: float | None = None) -> tuple[str, str]:
+    """(what happened, what the bot answered) for a student (docs/design.md §5), with
+    :func:`plain_words`: a timeout reads ``"no answer within 1,100 ms"`` and its answer
+    ``"nothing in time"``; a status answer reads as what it means."""
+    words = plain_words(detail)
+    code = answer.split(":", 1)[0].strip()
+    if kind == "timeout" and (not answer or code == "DEADLINE_EXCEEDED"):
+        return words, "nothing in time" + (f" (stopped waiting after {ms:,.0f} ms)" if ms is not None else "")
+    if code in ("UNAVAILABLE", "CANCELLED"):
+        return words, "nothing: " + plain_words(answer)
+    return words, plain_words(answer) if answer else "(nothing)"

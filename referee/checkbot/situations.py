@@ -4,7 +4,9 @@ question with a known legal set.
 
 Pure: no I/O. Each builder deals hand-picked cards (:func:`stack_deck`), plays the
 earlier decisions with a fixed script or policy, and stops at the decision to ask.
-Default rules throughout (rules.md §1), so every bot must handle them.
+Default rules throughout (rules.md §1), so every bot must handle them; only the last
+round with a dog is played with ``dog_life = "any_round"`` (rules.md §2), since under the
+defaults a dog plays round 2 only, never the last round.
 """
 
 from __future__ import annotations
@@ -101,8 +103,10 @@ def _drive(game: Game, stop: Stop, policy: Policy = highest, script: Sequence[st
     raise ValueError("the scripted game ended before the situation arose")
 
 
-def _situation(key: str, title: str, rule: str, game: Game, stop: Stop, script: Sequence[str] = ()) -> Situation:
-    number = _drive(game, stop, script=script)
+def _situation(
+    key: str, title: str, rule: str, game: Game, stop: Stop, script: Sequence[str] = (), policy: Policy = highest
+) -> Situation:
+    number = _drive(game, stop, policy, script)
     seat = game.to_act
     assert seat is not None
     return Situation(key, title, rule, game, game.view(seat), tuple(game.events), number)
@@ -126,6 +130,28 @@ _DOG_ROUND_2 = {  # dealer P0, P0 names trump, P1 leads; P2 is the dog with one 
 }
 
 
+_DOG_LEADS_ROUND_1 = {  # P0 takes 4 tricks, P2 3, P1 none: P1, left of round 2's dealer, is a dog that leads
+    0: parse_cards("AS KS QS JS 2D 3D 4D"),
+    1: parse_cards("2C 3C 4C 5C 6C 7C 8C"),
+    2: parse_cards("AD KD QD JD TD 9D 2S"),
+}
+_DOG_LEADS_ROUND_2 = {  # dealer P0, P0 names trump, the dog P1 leads
+    0: parse_cards("AS KS QS 2D 3D 4D"),
+    1: parse_cards("5C"),
+    2: parse_cards("AD KD QD 2S 3S 4S"),
+}
+_TWO_DOGS_ROUND_1 = {  # four players: P0 takes 4 tricks, P1 3, P2 and P3 none: two dogs in round 2
+    0: parse_cards("AS KS QS JS 2D 3D 4D"),
+    1: parse_cards("AD KD QD JD TD 9D 2S"),
+    2: parse_cards("2C 3C 4C 5C 6C 7C 8C"),
+    3: parse_cards("9C TC JC QC KC AC 5S"),
+}
+_TWO_DOGS_ROUND_2 = {  # dealer P0, P1 leads, the dog P2 passes, the dog P3 is asked
+    0: parse_cards("AS KS QS 2D 3D 4D"),
+    1: parse_cards("AD KD QD 2S 3S 4S"),
+    2: parse_cards("5C"),
+    3: parse_cards("6C"),
+}
 def _tricks_game(key: str) -> Game:
     deck = stack_deck(_TRICKS_GAME, dealer=2, status=(IN, IN, IN), turn_up=parse_card("5S"))
     return Game(3, Rules(), seed=1, game_id=f"check-{key}", first_dealer=2, decks={1: deck})
@@ -137,6 +163,63 @@ def _dog_game(key: str) -> Game:
         2: stack_deck(_DOG_ROUND_2, dealer=0, status=(IN, IN, DOG)),
     }
     return Game(3, Rules(), seed=2, game_id=f"check-{key}", first_dealer=2, decks=decks)
+
+
+def _dog_leads_game(key: str) -> Game:
+    decks = {
+        1: stack_deck(_DOG_LEADS_ROUND_1, dealer=2, status=(IN, IN, IN), turn_up=parse_card("2H")),
+        2: stack_deck(_DOG_LEADS_ROUND_2, dealer=0, status=(IN, DOG, IN)),
+    }
+    return Game(3, Rules(), seed=4, game_id=f"check-{key}", first_dealer=2, decks=decks)
+
+
+def _two_dogs_game(key: str) -> Game:
+    decks = {
+        1: stack_deck(_TWO_DOGS_ROUND_1, dealer=3, status=(IN, IN, IN, IN), turn_up=parse_card("2H")),
+        2: stack_deck(_TWO_DOGS_ROUND_2, dealer=0, status=(IN, IN, DOG, DOG)),
+    }
+    return Game(4, Rules(), seed=5, game_id=f"check-{key}", first_dealer=3, decks=decks)
+
+
+def lowest(view: SeatView) -> Action:
+    """A script's policy: trump hearts; the lowest legal card (rank, then suit order)."""
+    if view.decision is DecisionKind.CHOOSE_TRUMP:
+        return ChooseTrump(Suit.HEARTS)
+    cards = [action.card for action in view.legal if isinstance(action, Play)]
+    return Play(min(cards, key=lambda card: (card.rank, card.suit)))
+
+
+def _last_round_dog_game(key: str) -> Game:
+    """Three players, ``dog_life = "any_round"``: playing their lowest legal card, each
+    takes a trick in rounds 1-5 (P0 holds AS and low diamonds, P1 AD and low clubs, P2 AC
+    and low spades: each ace takes the trick its owner's low card is led to); in round 6
+    P2 takes both tricks, so P0 and P1 play the last round, round 7, as dogs, and P0,
+    left of the dealer P2, leads its one trick."""
+    decks: dict[int, tuple[Card, ...]] = {}
+    for round_number in range(1, 6):  # the dealer passes clockwise from P2 while all are in
+        size = 8 - round_number
+        hands = {
+            0: (parse_card("AS"),) + _lowest_of("D", size - 1),
+            1: (parse_card("AD"),) + _lowest_of("C", size - 1),
+            2: (parse_card("AC"),) + _lowest_of("S", size - 1),
+        }
+        turn_up = parse_card("2H") if round_number == 1 else None
+        decks[round_number] = stack_deck(hands, dealer=(1 + round_number) % 3, status=(IN, IN, IN), turn_up=turn_up)
+    decks[6] = stack_deck({0: parse_cards("AS KS"), 1: parse_cards("2D 3D"), 2: parse_cards("2C 3C")}, dealer=1, status=(IN, IN, IN))
+    decks[7] = stack_deck({0: parse_cards("5C"), 1: parse_cards("6C"), 2: parse_cards("AS")}, dealer=2, status=(DOG, DOG, IN))
+    return Game(3, Rules(dog_life="any_round"), seed=6, game_id=f"check-{key}", first_dealer=2, decks=decks)
+
+
+def _lowest_of(suit: str, count: int) -> tuple[Card, ...]:
+    return tuple(card for card in CARDS if card.suit.letter == suit)[:count]
+
+
+def _leading(view: SeatView) -> bool:
+    return view.current_trick is None or not view.current_trick.plays
+
+
+def _after_a_pass(view: SeatView) -> bool:
+    return view.current_trick is not None and any(play.card is None and not play.face_down for play in view.current_trick.plays)
 
 
 def _final_round_game(key: str) -> Game:
@@ -199,6 +282,28 @@ def build_situations() -> list[Situation]:
             "a dog may not pass on the last trick of the round (rules.md R18)",
             _dog_game("dog-last-trick"),
             lambda v: v.decision is DecisionKind.PLAY and _is_dog(v) and v.trick_number == v.hand_size,
+        ),
+        _situation(
+            "dog-leads",
+            "a dog that is due to lead",
+            "a dog due to lead may play its card or pass; after a pass the next seat leads (rules.md R18)",
+            _dog_leads_game("dog-leads"),
+            lambda v: v.decision is DecisionKind.PLAY and _is_dog(v) and _leading(v),
+        ),
+        _situation(
+            "dog-after-pass",
+            "a dog after another dog passed",
+            "every dog still holding its card plays or passes in turn; a pass before it changes nothing (rules.md R18)",
+            _two_dogs_game("dog-after-pass"),
+            lambda v: v.decision is DecisionKind.PLAY and _is_dog(v) and _after_a_pass(v),
+        ),
+        _situation(
+            "final-round-dog",
+            "a dog in the last round",
+            "the last round's one trick is the dog's last: it must play its card (rules.md R18; dog_life = \"any_round\")",
+            _last_round_dog_game("final-round-dog"),
+            lambda v: v.decision is DecisionKind.PLAY and _is_dog(v) and v.round_number == 7,
+            policy=lowest,
         ),
         _situation(
             "final-round",

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
 
+import trio
 from rich.markup import escape
 
 from referee.cli.main import positive_int
@@ -17,7 +18,9 @@ from referee.cli.cluster import open_cluster_runner
 from referee.cli.setup import league_spec, open_results, run_trio, shutdown_guard, store_standings
 from referee.config import load_config
 from referee.league.budget import MovementRounds, movement_line, too_long_warning
+from referee.league.progress import Plan
 from referee.league.run import run_league
+from referee.league.runstate import RunClock
 from referee.report.live import make_reporter
 from referee.report.standings_table import print_standings
 from referee.schedule.fixture import Fixture
@@ -40,24 +43,26 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 def run(args: argparse.Namespace) -> int:
     console = make_console()
     config = load_config(args.config)
-    spec = league_spec(config, console, concurrency=args.concurrency, results=args.results)
+    cluster = open_cluster_runner(config, args.cluster, say=lambda line: console.print(line, markup=False, highlight=False))
+    spec = league_spec(config, console, concurrency=args.concurrency, results=args.results, here=cluster is None)
     league = config.league
     names = [bot.name for bot in config.bots]
     fixtures = None
     if league.format != "movement":
         fixtures = make_fixtures(names, league.table_size, league.deals, league.seed, format=league.format, challengers=league.challengers)
-    cluster = open_cluster_runner(config, args.cluster)
     store = open_results(config, args.results, resume=args.resume, spec=spec)
     already = len(store.finished_game_ids())
     schedule: Sequence[Fixture] | MovementRounds
     if fixtures is None:
         schedule = MovementRounds(league, names, store, partial(store_standings, store, spec), say=lambda line: console.print(f"[bold]{line}[/]"))
-        total = schedule.planned_games() or max(already, schedule.rounds_started * schedule.games_per_round, schedule.games_per_round)
-        games_text = f"{total:,} games" if schedule.planned_games() else "games in rounds"
+        total = schedule.planned_games()
+        games_text = f"{total:,} games" if total else "games in rounds"
+        run_clock = schedule.clock_of_run
     else:
         schedule = fixtures
         total = len(schedule)
         games_text = f"{total:,} games"
+        run_clock = RunClock(store, Plan(games=total))
     where = f"{spec.concurrency} at once" if cluster is None else cluster.describe()
     console.print(
         f"[bold]{escape(spec.name)}[/]: {len(config.bots)} bots, {games_text} at tables of {league.table_size}, {where}"
@@ -65,34 +70,49 @@ def run(args: argparse.Namespace) -> int:
     )
     if isinstance(schedule, MovementRounds):
         console.print(movement_line(league, schedule.shape))
-    elif (warning := too_long_warning(total, league)) is not None:
+    elif (warning := too_long_warning(total or 0, league)) is not None:
         console.print(f"[yellow]warning:[/] {warning}")
     console.print(f"rules: {spec.rules.summary()}", highlight=False)
+    run_clock.start()
     reporter = make_reporter(
-        console, total=total, done=already, live=not args.no_live, standings=lambda: store_standings(store, spec)
+        console, progress=run_clock.progress, done=already, live=not args.no_live, standings=lambda: store_standings(store, spec)
     )
-    if isinstance(schedule, MovementRounds) and not schedule.planned_games():
-        schedule.on_round = reporter.schedule_grew
+    if isinstance(schedule, MovementRounds):
+        schedule.on_round = reporter.round_started
 
     def standings() -> None:
         print_standings(console, store_standings(store, spec), title=f"Standings — {escape(spec.name)}", rules_line=f"rules: {spec.rules.summary()}")
 
-    league_night = partial(run_league, spec, schedule, store, reporter, cluster)
+    async def league_night() -> None:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(run_clock.keep_beating)
+            await run_league(spec, schedule, store, reporter, cluster)
+            nursery.cancel_scope.cancel()
+        if isinstance(schedule, MovementRounds) and schedule.stop_reason is not None:
+            run_clock.end(schedule.stop_reason, schedule.stopped or schedule.stop_reason)
+        else:
+            run_clock.end("schedule done", f"all {store.game_count():,} games of the schedule played")
+
+    def site_up(url: str) -> None:
+        console.print(
+            f"site: {url}   (until the league ends; then `referee serve {store.path}` keeps it up)", markup=False, highlight=False
+        )
+        reporter.show_site(url)
+
     try:
         with shutdown_guard(console, store, summary=standings), reporter, (contextlib.closing(cluster) if cluster else contextlib.nullcontext()):
             if args.serve:
                 from referee.web.serve import beside_league
 
                 run_trio(beside_league(
-                    league_night, args.serve, store.path, total=total, bots=names,
-                    show_logs=args.show_logs, logs_dir=spec.run_dir, announce=console.print,
+                    league_night, args.serve, store.path, show_logs=args.show_logs, logs_dir=spec.run_dir,
+                    announce=site_up, say=lambda line: console.print(line, markup=False, highlight=False),
                 ))  # fmt: skip
             else:
                 run_trio(league_night)
     finally:
-        if isinstance(schedule, MovementRounds):
-            schedule.save_time()
+        if not run_clock.ended:
+            run_clock.end("interrupted", f"interrupted with {store.game_count():,} games stored")
     standings()
     console.print(f"results: {store.path}   (referee standings {store.path})")
     return 0
-

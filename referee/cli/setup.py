@@ -38,13 +38,18 @@ def results_path(config: LeagueConfig, override: Path | None) -> Path:
     return Path("results") / f"{config.league.name}.sqlite"
 
 
-def league_spec(config: LeagueConfig, console: Console, *, concurrency: int | None = None, results: Path | None = None) -> LeagueSpec:
+def league_spec(
+    config: LeagueConfig, console: Console, *, concurrency: int | None = None, results: Path | None = None, here: bool = True
+) -> LeagueSpec:
     """Validate what the config cannot check alone (the sandbox mode on this host) and
-    build the runner's spec. Prints the sandbox warning line, if any."""
+    build the runner's spec. Prints the sandbox warning line, if any. ``here=False``: the
+    games are played elsewhere (a cluster, whose workers each resolve the mode and say so)."""
     settings = config.sandbox
-    mode, warning = sandbox.resolve_mode(settings)
-    if warning:
-        console.print(f"[yellow]{warning}[/]")
+    mode: str = settings.mode
+    if here:
+        mode, warning = sandbox.resolve_mode(settings)
+        if warning:
+            console.print(f"[yellow]{warning}[/]")
     bots = tuple(
         BotEntry(
             name=bot.name,

@@ -14,7 +14,7 @@ A movement league (:mod:`referee.schedule.movement`) plays whole rounds:
   ``confidence``): each pair either ahead by about the margin, or level (closer than it).
 
 **Resume.** The rounds started and the seconds played are kept in the results store
-(``meta``: ``rounds_started``, ``seconds_played``). A resumed league first finishes every
+(``meta``: ``rounds_started``, ``seconds_played``; :mod:`referee.league.runstate`). A resumed league first finishes every
 round it had started (the fixtures are a pure function of the config, so the same games;
 those stored are skipped), then decides on new rounds as above: nothing is replayed, and
 no started round is cut short.
@@ -22,11 +22,14 @@ no started round is cut short.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from referee.config import LeagueSettings
+from referee.league.progress import Plan, StopReason, clock_text
+from referee.league.runstate import RunClock
 from referee.results.store import ResultsStore
 from referee.schedule.fixture import Fixture
 from referee.schedule.movement import RoundShape, movement_rounds, round_shape
@@ -90,11 +93,23 @@ def movement_line(league: LeagueSettings, shape: RoundShape) -> str:
     return "; ".join(parts)
 
 
+def movement_plan(league: LeagueSettings, shape: RoundShape) -> Plan:
+    """The league's :class:`~referee.league.progress.Plan`: its rounds' games and budget."""
+    per_round = shape.games(league.deals)
+    return Plan(
+        games_per_round=per_round,
+        max_rounds=None if league.games is None else max(1, league.games // per_round),
+        minutes=league.minutes,
+        may_stop_early=league.stop == "separated",
+    )
+
+
 @dataclass
 class MovementRounds:
     """The rounds of a movement league (implements ``referee.league.run.Rounds``); see the
     module doc. ``standings(confidence)`` computes the standings of the store at that
-    confidence; ``say`` prints one line (why the league stopped); ``clock`` is in s."""
+    confidence; ``say`` prints one line (why the league stopped); ``clock`` is in s;
+    ``run`` the league's run (its seconds over every run; made from ``clock`` when not given)."""
 
     league: LeagueSettings
     bot_names: Sequence[str]
@@ -102,19 +117,28 @@ class MovementRounds:
     standings: Callable[[float], Standings]
     say: Callable[[str], None]
     clock: Callable[[], float] = time.monotonic
-    on_round: Callable[[int], None] = lambda games: None  # told the games of the rounds started so far
+    on_round: Callable[[int], None] = lambda number: None  # told the number (1-based) of each round it starts
+    run: RunClock | None = None
     shape: RoundShape = field(init=False)
-    stopped: str | None = field(init=False, default=None)
+    stopped: str | None = field(init=False, default=None)  # the stop line
+    stop_reason: StopReason | None = field(init=False, default=None)
 
     def __post_init__(self) -> None:
         self.shape = round_shape(len(self.bot_names), self.league.table_size)
-        meta = self.store.meta()
-        self._started = int(meta.get("rounds_started", 0))
-        self._seconds_before = float(meta.get("seconds_played", 0.0))
-        self._games_before = self.store.game_count()
-        self._session_start: float | None = None
+        if self.run is None:
+            self.run = RunClock(self.store, self.plan, clock=self.clock)
+        self._started = self.run.rounds_started
         self._next = 0
         self._rounds: Iterator[list[Fixture]] = movement_rounds(self.bot_names, self.league.table_size, self.league.deals, self.league.seed)
+
+    @property
+    def plan(self) -> Plan:
+        return movement_plan(self.league, self.shape)
+
+    @property
+    def clock_of_run(self) -> RunClock:
+        assert self.run is not None
+        return self.run
 
     @property
     def games_per_round(self) -> int:
@@ -131,61 +155,58 @@ class MovementRounds:
         return max(1, self.league.games // self.games_per_round) * self.games_per_round
 
     def seconds_played(self) -> float:
-        session = 0.0 if self._session_start is None else self.clock() - self._session_start
-        return self._seconds_before + session
+        return self.clock_of_run.seconds_played()
 
     def save_time(self) -> None:
         """Store the seconds played so far (also call it when the league is interrupted)."""
-        if self._session_start is not None:
-            self.store.set_meta("seconds_played", f"{self.seconds_played():.3f}")
+        self.clock_of_run.save()
 
     def next_round(self) -> list[Fixture] | None:
-        if self._session_start is None:
-            self._session_start = self.clock()
+        run = self.clock_of_run
+        run.start()
         number = self._next
         if number > 0:
             self.save_time()
         if number >= self._started:
-            reason = self._stop_reason(number)
-            if reason is not None:
-                self.stopped = reason
-                self.say(reason)
+            stop = self._stop_reason(number)
+            if stop is not None:
+                self.stop_reason, self.stopped = stop
+                self.say(self.stopped)
                 return None
             self._started = number + 1
+            run.rounds_started = self._started
             self.store.set_meta("rounds_started", str(self._started))
-            self.on_round(self._started * self.games_per_round)
+            self.on_round(self._started)
         self._next += 1
         return next(self._rounds)
 
-    def _rate(self) -> float | None:
-        """Games per second so far: this run's, else all runs' (a resumed league)."""
-        session = 0.0 if self._session_start is None else self.clock() - self._session_start
-        played = self.store.game_count()
-        if session > 0 and played > self._games_before:
-            return (played - self._games_before) / session
-        seconds = self.seconds_played()
-        return played / seconds if seconds > 0 and played else None
-
-    def _stop_reason(self, number: int) -> str | None:
-        """Why round ``number`` (0-based, not yet started) should not start, or None."""
+    def _stop_reason(self, number: int) -> tuple[StopReason, str] | None:
+        """Why round ``number`` (0-based, not yet started) should not start, and the line
+        saying so; None when it should."""
         if number == 0:
             return None
         done = number * self.games_per_round
         league = self.league
         if league.games is not None and done + self.games_per_round > league.games:
-            return f"budget reached: {number} rounds, {done:,} games (games = {league.games:,})"
+            return "games budget", f"budget reached: {_rounds(number)}, {done:,} games (games = {league.games:,})"
         if league.minutes is not None:
-            rate = self._rate()
+            rate = self.clock_of_run.rate()
             if rate:
-                ends = self.seconds_played() + self.games_per_round / rate
+                played = self.seconds_played()
+                ends = played + self.games_per_round / rate
                 if ends > league.minutes * 60:
-                    return (
-                        f"time budget reached: {number} rounds, {done:,} games in {duration_text(self.seconds_played())}; "
-                        f"round {number + 1} would end at about {duration_text(ends)} (minutes = {league.minutes:g}, {rate:.1f} games/s)"
+                    return "time budget", (
+                        f"time budget reached: {_rounds(number)}, {done:,} games in {clock_text(played)}; "
+                        f"round {number + 1} would end at {clock_text(math.ceil(ends))}, past the {clock_text(league.minutes * 60)} budget "
+                        f"({rate:.1f} games/s)"
                     )
         if league.stop == "separated":
             standings = self.standings(league.confidence)
             verdicts = top_verdicts([row.interval for row in standings.rows], league.separate, league.margin, league.confidence)
             if verdicts and Verdict.OPEN not in verdicts:
-                return f"decided after {number} rounds, {done:,} games: " + separation_text(standings, verdicts, league)
+                return "decided", f"decided after {_rounds(number)}, {done:,} games: " + separation_text(standings, verdicts, league)
         return None
+
+
+def _rounds(number: int) -> str:
+    return f"{number} round{'s' if number != 1 else ''}"

@@ -26,6 +26,7 @@ from referee.errors import BotError
 from referee.game.records import FaultKind
 from referee.game.timecontrol import TimeControl
 from referee.game.views import Event, SeatView
+from referee.league.counts import Counts, LeagueCounts
 from referee.sandbox import BotProcess, SandboxSettings, launch, stop
 from referee.sandbox.command import resolve_command
 from referee.transport.client import BotClient, HelloError, HelloInfo, ProtocolMismatch, Reply
@@ -171,8 +172,6 @@ class _BotSlots:
     entry: BotEntry
     idle: list[Lease] = field(default_factory=list)
     starts: int = 0
-    failures: int = 0  # restarts after a crash or a failed start
-    withdrawn: bool = False
     shared: Lease | None = None  # remote bots
 
 
@@ -188,19 +187,19 @@ class BotPool:
         time: TimeControl,
         max_restarts: int,
         restarts: Mapping[str, int] | None = None,
+        counts: Counts | None = None,
         deal_rule: bool = True,
     ) -> None:
-        """``restarts``: bot name -> restarts already spent in this league (a resumed
-        league's stored games, ``ResultsStore.restart_counts``): a bot past
-        ``max_restarts`` stays withdrawn. ``deal_rule``: never lease a process for a deal
+        """``counts``: the league's restarts and withdrawals (:mod:`referee.league.counts`),
+        which the pool counts crashes and failed starts into and asks before a start; by
+        default counts of its own, from ``restarts``: bot name -> restarts already spent in
+        this league (a resumed league's stored games, ``ResultsStore.restart_counts``): a bot
+        past ``max_restarts`` stays withdrawn. ``deal_rule``: never lease a process for a deal
         it has played (docs/design.md §6); ``referee play`` turns it off (a student's own
         test games, where one process per seat is quicker)."""
         self._bots = {bot.name: _BotSlots(bot) for bot in bots}
-        for name, count in (restarts or {}).items():
-            slots = self._bots.get(name)
-            if slots is not None and not slots.entry.remote:
-                slots.failures = count
-                slots.withdrawn = count > max_restarts
+        remote = [bot.name for bot in bots if bot.remote]
+        self._counts: Counts = counts if counts is not None else LeagueCounts(max_restarts, restarts, remote=remote)
         self._run_dir = run_dir
         self._sandbox = sandbox
         self._time = time
@@ -216,10 +215,10 @@ class BotPool:
         self.close()
 
     def withdrawn(self) -> set[str]:
-        return {name for name, slots in self._bots.items() if slots.withdrawn}
+        return {name for name in self._bots if self.is_withdrawn(name)}
 
     def is_withdrawn(self, name: str) -> bool:
-        return self._bots[name].withdrawn
+        return not self._bots[name].entry.remote and self._counts.is_withdrawn(name)
 
     async def acquire(self, name: str, deal: Hashable | None = None) -> Lease | StartFailure | None:
         """A ready bot for one seat; a StartFailure (recorded as a fault by the caller);
@@ -230,17 +229,17 @@ class BotPool:
         idle process is, or a new one starts, with a fresh home (docs/design.md §6). A
         remote bot is one connection and sees every rotation."""
         slots = self._bots[name]
-        if slots.withdrawn:
-            return None
         if slots.entry.remote:
             return await self._remote(slots)
+        if self.is_withdrawn(name):
+            return None
         key = deal if self._deal_rule else None
         while (lease := _idle_for(slots, key)) is not None:
             if lease.exit_detail() is None:
                 return _seated(lease, key)
             self._discard(lease)
             self._count_failure(slots)
-            if slots.withdrawn:
+            if self.is_withdrawn(name):
                 return None
         started = await self._start(slots)
         return _seated(started, key) if isinstance(started, Lease) else started
@@ -274,9 +273,7 @@ class BotPool:
     # --- internals ---------------------------------------------------------------
 
     def _count_failure(self, slots: _BotSlots) -> None:
-        slots.failures += 1
-        if slots.failures > self._max_restarts:
-            slots.withdrawn = True
+        self._counts.count_failure(slots.entry.name)
 
     def _discard(self, lease: Lease) -> None:
         lease.client.close()

@@ -6,7 +6,7 @@ transaction, so an interrupted league loses only the games in progress (docs/des
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
@@ -21,6 +21,7 @@ from referee.game.gamelog import build_record
 from referee.game.records import FaultRecord, GameRecord, cut
 from referee.game.rules import Rules
 from referee.game.timecontrol import TimeControl
+from referee.league.counts import LeagueCounts
 from referee.league.gamethread import Stopped, run_game_thread
 from referee.league.match import MatchResult, Player, play_match
 from referee.league.pool import BotEntry, BotPool, Lease, StartFailure
@@ -78,9 +79,16 @@ Finished = Callable[[GameRecord], None]
 class FixtureRunner(Protocol):
     """Plays fixtures somewhere (here: :func:`run_fixtures`; on a Dask cluster:
     ``referee.cluster``): calls ``started`` as each game begins and ``finished`` with each
-    finished record, exactly once per fixture, on the trio thread; returns when all are done."""
+    finished record, exactly once per fixture, on the trio thread; returns when all are done.
+    ``counts``: the league's restarts and withdrawals (:mod:`referee.league.counts`), which
+    the runner keeps: it counts each game's restarts into them and withdraws by them."""
 
-    async def __call__(self, spec: LeagueSpec, fixtures: Sequence[Fixture], started: Started, finished: Finished) -> None: ...
+    async def __call__(
+        self, spec: LeagueSpec, fixtures: Sequence[Fixture], started: Started, finished: Finished, *, counts: LeagueCounts
+    ) -> None: ...
+
+
+PlayFixtures = Callable[[LeagueSpec, Sequence[Fixture], Started, Finished], Awaitable[None]]
 
 
 async def run_league(
@@ -96,12 +104,15 @@ async def run_league(
     bot processes kept from one round to the next. Each game is stored as it ends.
 
     Bot faults never stop the league. Cancellation (Ctrl-C) kills every bot process;
-    games already stored stay stored.
+    games already stored stay stored. Restarts and withdrawals are the league's
+    (:class:`LeagueCounts`), a resumed league's from its stored games.
     """
     rounds = _AllAtOnce(fixtures) if isinstance(fixtures, Sequence) else fixtures
+    remote = [bot.name for bot in spec.bots if bot.remote]
+    counts = LeagueCounts(spec.faults.max_restarts, store.restart_counts(), remote=remote)
     if runner is not None:
         while (batch := rounds.next_round()) is not None:
-            await play_round(runner, spec, batch, store, reporter)
+            await play_round(partial(runner, counts=counts), spec, batch, store, reporter)
         return
     async with BotPool(
         spec.bots,
@@ -109,14 +120,14 @@ async def run_league(
         sandbox=spec.sandbox,
         time=spec.time,
         max_restarts=spec.faults.max_restarts,
-        restarts=store.restart_counts(),  # a resumed league remembers restarts and withdrawals
+        counts=counts,
     ) as pool:
         while (batch := rounds.next_round()) is not None:
             await play_round(partial(run_fixtures, pool=pool), spec, batch, store, reporter)
 
 
 async def play_round(
-    runner: FixtureRunner, spec: LeagueSpec, fixtures: Sequence[Fixture], store: ResultsStore, reporter: Reporter
+    runner: PlayFixtures, spec: LeagueSpec, fixtures: Sequence[Fixture], store: ResultsStore, reporter: Reporter
 ) -> None:
     """Play with ``runner`` every fixture of ``fixtures`` not yet in ``store``, storing each
     finished game at once; returns when all are played."""
@@ -216,10 +227,12 @@ async def play_fixture(
 
 
 def _lead_to_log(fault: FaultRecord, lease: Lease | None, game_id: str) -> FaultRecord:
-    """The bot's log names the game and decision of each fault, beside its traceback
-    (``referee faults`` finds the log by the game's ``[referee] game <id>: seat N`` line)."""
+    """The bot's log names the game and decision of each fault, beside its traceback, with
+    what came back (the gRPC status, which the pages students read leave out; ``referee
+    faults`` finds the log by the game's ``[referee] game <id>: seat N`` line)."""
     if lease is not None and fault.decision is not None:
-        lease.note(f"game {game_id} decision {fault.decision}: {fault.kind} fault: {cut(fault.detail)}")
+        answered = f" (answered: {cut(fault.answer)})" if fault.answer else ""
+        lease.note(f"game {game_id} decision {fault.decision}: {fault.kind} fault: {cut(fault.detail)}{answered}")
     return fault
 
 

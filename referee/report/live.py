@@ -1,5 +1,7 @@
-"""Progress while a league runs: a live rich display (progress bar + standings), or plain
-lines with ``--no-live``. Implements ``referee.league.run.Reporter``."""
+"""Progress while a league runs: a live rich display (the league's progress line, the
+standings, the site's address), or plain lines with ``--no-live``. Implements
+``referee.league.run.Reporter``; the numbers come from :mod:`referee.league.progress`, as
+on the web site."""
 
 from __future__ import annotations
 
@@ -8,13 +10,14 @@ import time
 from collections.abc import Callable
 from types import TracebackType
 
-from rich.console import Console, Group, RenderableType
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.live import Live
-from rich.table import Column, Table
+from rich.progress_bar import ProgressBar
+from rich.table import Table
 from rich.text import Text
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from referee.game.records import GameRecord
+from referee.league.progress import LeagueProgress, games_text, progress_parts
 from referee.report.fit import fit_columns, footnote, lines_of
 from referee.report.standings_table import DROP_ORDER, standings_table
 from referee.schedule.fixture import Fixture
@@ -32,25 +35,27 @@ def placement_line(record: GameRecord) -> str:
     return line
 
 
-ESTIMATE_AFTER = 20  # games of this run before the plain output estimates the time left
+ESTIMATE_AFTER = 20  # games of this run before the plain output prints the time left
+
+ProgressSource = Callable[[int], LeagueProgress]  # games stored -> the league's progress
+
+
+def progress_line_text(progress: LeagueProgress) -> str:
+    """``"125/~420 games · round 3 of ~7 · elapsed 2:05 · ETA ~6:00 (budget 10:00)"``."""
+    return " · ".join(progress_parts(progress))
 
 
 class PlainReporter:
-    """One line per finished game; after :data:`ESTIMATE_AFTER` games, one line with the
-    estimated time left."""
+    """One line per finished game, prefixed with the league's count (``[125/~420]``); a
+    progress line (:func:`progress_line_text`) when a movement round starts, after
+    :data:`ESTIMATE_AFTER` games of this run, and at every tenth of a fixed schedule."""
 
-    def __init__(self, console: Console, total: int, done: int) -> None:
+    def __init__(self, console: Console, progress: ProgressSource, done: int) -> None:
         self.console = console
-        self.total = total
+        self.progress = progress
         self.done = done
         self._first = done
-        self._started = time.monotonic()
-
-    def schedule_grew(self, total: int) -> None:
-        """A budgeted league started a round: ``total`` games so far planned (the time
-        left is the budget's, so no estimate is printed)."""
-        self.total = max(total, self.total)
-        self._first = -ESTIMATE_AFTER
+        self._tenth: int | None = None  # tenths of a fixed schedule played
 
     def __enter__(self) -> PlainReporter:
         self.console.print(STARTING, highlight=False, markup=False)
@@ -59,28 +64,66 @@ class PlainReporter:
     def __exit__(self, *exc: object) -> None:
         return None
 
+    def show_site(self, url: str) -> None:
+        return None  # the site line was printed once; plain output never redraws
+
     def game_started(self, fixture: Fixture) -> None:
         return None
 
+    def round_started(self, number: int) -> None:
+        """A movement round began: say where the league is."""
+        self._say("progress: ")
+
     def game_finished(self, record: GameRecord) -> None:
         self.done += 1
-        self.console.print(f"[{self.done}/{self.total}] {placement_line(record)}", highlight=False, markup=False)
-        if self.done - self._first == ESTIMATE_AFTER and self.total > self.done:
-            rate = ESTIMATE_AFTER / max(1e-9, time.monotonic() - self._started)
-            left = (self.total - self.done) / rate
-            self.console.print(f"about {left / 60:.1f} min left for {self.total - self.done:,} games at {rate:.1f} games/s", highlight=False)
+        progress = self.progress(self.done)
+        count = games_text(progress).removesuffix(" games")
+        self.console.print(f"[{count}] {placement_line(record)}", highlight=False, markup=False)
+        tenth = int(10 * self.done / progress.planned) if progress.planned and progress.round is None else None
+        crossed = tenth is not None and self._tenth is not None and self._tenth < tenth < 10
+        if self.done - self._first == ESTIMATE_AFTER or crossed:
+            self._say("progress: ", progress)
+        self._tenth = tenth
+
+    def _say(self, head: str, progress: LeagueProgress | None = None) -> None:
+        progress = progress or self.progress(self.done)
+        self.console.print(head + progress_line_text(progress), highlight=False, markup=False)
+
+
+class ProgressLine:
+    """The live progress line, read afresh at every redraw (the elapsed time moves between
+    games): a bar, then :func:`progress_line_text`. The bar shrinks, then goes, before the
+    text is cut."""
+
+    def __init__(self, progress: Callable[[], LeagueProgress]) -> None:
+        self.progress = progress
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        progress = self.progress()
+        text = Text(progress_line_text(progress), no_wrap=True, overflow="ellipsis")
+        room = options.max_width - text.cell_len - 7
+        if room < 8:
+            yield text
+            return
+        line = Table.grid(padding=(0, 1))
+        line.add_row(
+            Text("games", style="bold"),
+            ProgressBar(total=100.0, completed=progress.percent, width=min(30, room), finished_style="green"),
+            text,
+        )
+        yield line
 
 
 class LiveReporter:
-    """A progress bar and the standings so far, refreshed as games finish, fitted to the
-    terminal (:func:`live_view`); a status line while the bots start."""
+    """The league's progress line and the standings so far, refreshed as games finish and
+    fitted to the terminal (:func:`live_view`); the site's address on top (``--serve``);
+    a status line while the bots start."""
 
-    def __init__(
-        self, console: Console, total: int, done: int, standings: Callable[[], Standings], get_time: Callable[[], float] | None = None
-    ) -> None:
+    def __init__(self, console: Console, progress: ProgressSource, done: int, standings: Callable[[], Standings]) -> None:
         self.console = console
-        self.progress = progress_bar(console, get_time)
-        self.task = self.progress.add_task("games", total=total, completed=done)
+        self.done = done
+        self.progress = ProgressLine(lambda: progress(self.done))
+        self.site: str | None = None
         self._standings = standings
         self._live = Live(console=console, refresh_per_second=4, transient=True)
         self._last_refresh = 0.0
@@ -96,22 +139,27 @@ class LiveReporter:
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
         self._live.__exit__(exc_type, exc, tb)
 
+    def show_site(self, url: str) -> None:
+        """Keep ``url`` (the league's site) on screen while the league runs."""
+        self.site = url
+        self._live.update(self.view())
+
     def game_started(self, fixture: Fixture) -> None:
         return None
 
-    def schedule_grew(self, total: int) -> None:
-        """A budgeted league started a round: ``total`` games so far planned."""
-        self.progress.update(self.task, total=total)
+    def round_started(self, number: int) -> None:
+        """A movement round began (the progress line reads the plan afresh)."""
+        return None
 
     def game_finished(self, record: GameRecord) -> None:
-        self.progress.update(self.task, advance=1)
+        self.done += 1
         self._last = placement_line(record)
         self._render()
 
     def view(self) -> RenderableType:
         """What the terminal shows now (fitted to its width and height)."""
         status = None if self._last else STARTING
-        return live_view(self.console, self.progress, self._current, status=status, last=self._last)
+        return live_view(self.console, self.progress, self._current, status=status, last=self._last, site=self.site)
 
     def _render(self, force: bool = False) -> None:
         now = time.monotonic()
@@ -130,31 +178,25 @@ class LiveReporter:
 STARTING = "starting the bots… (standings appear as games finish)"
 
 
-def progress_bar(console: Console, get_time: Callable[[], float] | None = None) -> Progress:
-    """``games ━━━━ 12/840 elapsed 0:01:02 ETA 0:20:00``: fixed-width parts only, so a
-    narrow terminal never cuts the count, the elapsed time or the ETA."""
-    return Progress(
-        TextColumn("[bold]games"),
-        BarColumn(bar_width=30),
-        MofNCompleteColumn(table_column=Column(no_wrap=True)),
-        TextColumn("elapsed", table_column=Column(no_wrap=True)),
-        TimeElapsedColumn(table_column=Column(no_wrap=True)),
-        TextColumn("ETA", table_column=Column(no_wrap=True)),
-        TimeRemainingColumn(table_column=Column(no_wrap=True)),
-        console=console,
-        get_time=get_time,
-    )
+def site_line(url: str) -> Text:
+    """``site: http://127.0.0.1:8000/`` as the live display keeps it on top."""
+    text = Text("site: ", style="bold")
+    text.append(url, style="bold cyan")
+    return Text.assemble(text, no_wrap=True, overflow="ellipsis")
 
 
 def live_view(
-    console: Console, progress: Progress, standings: Standings | None, *, status: str | None, last: str
+    console: Console, progress: RenderableType, standings: Standings | None, *, status: str | None, last: str, site: str | None = None
 ) -> RenderableType:
-    """The live screen at the console's width and height: the status line (while bots
-    start), the progress line, the last game (cut with … if long), then the standings with
-    columns dropped to fit the width (a footnote names them) and, when there are more bots
-    than lines, the top rows and a line saying how many more."""
+    """The live screen at the console's width and height: the site's address (``site``,
+    never scrolled away), the status line (while bots start), the progress line, the last
+    game (cut with … if long), then the standings with columns dropped to fit the width (a
+    footnote names them) and, when there are more bots than lines, the top rows and a
+    line saying how many more."""
     width, height = console.width, console.height
     top: list[RenderableType] = []
+    if site:
+        top.append(site_line(site))
     if status:
         top.append(Text(status, style="yellow", no_wrap=True, overflow="ellipsis"))
     top.append(progress)
@@ -195,9 +237,10 @@ def fitted_standings(console: Console, standings: Standings, width: int, *, rows
 
 
 def make_reporter(
-    console: Console, *, total: int, done: int, live: bool, standings: Callable[[], Standings]
+    console: Console, *, progress: ProgressSource, done: int, live: bool, standings: Callable[[], Standings]
 ) -> PlainReporter | LiveReporter:
-    """Live display on a terminal unless ``live`` is False (``--no-live``) or the output is not a terminal."""
+    """Live display on a terminal unless ``live`` is False (``--no-live``) or the output is
+    not a terminal. ``progress(games stored)`` is the league's progress."""
     if live and console.is_terminal:
-        return LiveReporter(console, total, done, standings)
-    return PlainReporter(console, total, done)
+        return LiveReporter(console, progress, done, standings)
+    return PlainReporter(console, progress, done)

@@ -1,4 +1,4 @@
-"""What a league keeps on disk: the SQLite results store and deal files.
+"""The results on disk: the SQLite results store of a league (one transaction per game; resume) and deal files.
 
-Imports ``referee.game``, ``referee.config`` and ``referee.errors``; never the league, report, web or cli.
+Imports the game, the standings' value types and errors; never league, report, web or cli.
 """

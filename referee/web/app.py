@@ -1,11 +1,16 @@
 """The live site: a read-only Starlette app over a results store.
 
 Routes follow :mod:`referee.web.render`'s URL scheme, plus ``/events`` (server-sent
-events: ``progress`` every second, ``standings`` when a game was stored) and, only with
-``--show-logs``, ``/logs/<file>`` (a bot's log from the league's run folder, once every
-game it played is shown). Nothing else on disk is served: the static files come from the
-package's own folder. A game held back while its deal has a rotation to play
-(:mod:`referee.web.data`) is answered 404, as is the log of a process that played it.
+events: ``progress``, ``state`` and ``footer`` every second, ``standings`` when a game was
+stored) and, only with ``--show-logs``, ``/logs/<file>`` (a bot's log from the league's
+run folder, once every game it played may be shown). Nothing else on disk is served: the
+static files come from the package's own folder. A game held back while its deal has a
+rotation to play (:mod:`referee.web.data`) is answered 404, as is the log of a process that
+played it.
+
+:class:`Audience` knows the open event streams and which of them have been sent the
+league's final progress and standings, so that ``referee run --serve`` stops serving only
+once every open page has them.
 """
 
 from __future__ import annotations
@@ -30,6 +35,50 @@ from referee.web.render import STATIC, Pages
 EVENT_PERIOD_S = 1.0  # how often /events looks for new games and sends the progress
 T = TypeVar("T")
 
+
+class Audience:
+    """The open event streams of the live site, and which of them have been sent the
+    league's final state (its progress once over, and the standings of every game).
+    :meth:`poke` wakes every stream at once (the league just ended)."""
+
+    def __init__(self) -> None:
+        self._streams: dict[int, bool] = {}  # stream id -> sent the final state
+        self._next = 0
+        self._wake: anyio.Event | None = None
+
+    def join(self) -> int:
+        self._next += 1
+        self._streams[self._next] = False
+        return self._next
+
+    def leave(self, stream: int) -> None:
+        self._streams.pop(stream, None)
+
+    def delivered(self, stream: int) -> None:
+        if stream in self._streams:
+            self._streams[stream] = True
+
+    @property
+    def open(self) -> int:
+        return len(self._streams)
+
+    @property
+    def waiting(self) -> int:
+        """Open streams not yet sent the final state."""
+        return sum(1 for sent in self._streams.values() if not sent)
+
+    def poke(self) -> None:
+        if self._wake is not None:
+            self._wake.set()
+            self._wake = None
+
+    async def pause(self, seconds: float) -> None:
+        """Sleep ``seconds``, or until :meth:`poke`."""
+        if self._wake is None:
+            self._wake = anyio.Event()
+        with anyio.move_on_after(seconds):
+            await self._wake.wait()
+
 _SEAT_PAGE = re.compile(r"^(?P<game>.+)-seat(?P<seat>\d+)$")
 
 
@@ -38,9 +87,11 @@ def sse_message(event: str, html: str) -> str:
     return f"event: {event}\n" + "".join(f"data: {line}\n" for line in html.splitlines()) + "\n"
 
 
-def make_app(pages: Pages) -> Starlette:
-    """The site of ``pages`` (bot logs only when ``pages.logs_dir`` is set: ``--show-logs``)."""
+def make_app(pages: Pages, audience: Audience | None = None) -> Starlette:
+    """The site of ``pages`` (bot logs only when ``pages.logs_dir`` is set: ``--show-logs``);
+    ``audience`` follows its event streams."""
     logs_dir = pages.logs_dir
+    audience = audience or Audience()
 
     async def run(build: Callable[[], T]) -> T:
         return await anyio.to_thread.run_sync(build)
@@ -64,7 +115,7 @@ def make_app(pages: Pages) -> Starlette:
     async def game(request: Request) -> Response:
         stem = request.path_params["name"].removesuffix(".html")
         match = _SEAT_PAGE.match(stem)
-        candidates = [(stem, None)] + ([(match["game"], int(match["seat"]))] if match else [])
+        candidates = [(stem, None)] + ([(match["game"], int(match["seat"]))] if match else [])  # <game>-seat<N>: seat N's view
         ids = await run(lambda: {slug(game_id): game_id for game_id, *_ in pages.data.snapshot().games})
         for game_slug, seat in candidates:
             if game_slug in ids:
@@ -79,14 +130,22 @@ def make_app(pages: Pages) -> Starlette:
 
     async def events(request: Request) -> Response:
         async def stream() -> AsyncIterator[str]:
+            me = audience.join()
             seen = -1
-            while True:
-                yield sse_message("progress", await run(pages.progress_fragment))
-                snapshot = await run(pages.data.snapshot)
-                if snapshot.count != seen:
-                    seen = snapshot.count
-                    yield sse_message("standings", await run(lambda: pages.standings_fragment(snapshot)))
-                await anyio.sleep(EVENT_PERIOD_S)
+            try:
+                while True:
+                    progress = await run(pages.data.progress)
+                    for event, html in (await run(lambda: pages.live_fragments(progress))).items():
+                        yield sse_message(event, html)
+                    snapshot = await run(lambda: pages.data.snapshot(now=progress.over))
+                    if snapshot.count != seen:
+                        seen = snapshot.count
+                        yield sse_message("standings", await run(lambda: pages.standings_fragment(snapshot)))
+                    if progress.over and snapshot.count >= progress.done:
+                        audience.delivered(me)
+                    await audience.pause(EVENT_PERIOD_S)
+            finally:
+                audience.leave(me)
 
         return StreamingResponse(stream(), media_type="text/event-stream", headers={"Cache-Control": "no-store"})
 

@@ -6,9 +6,10 @@ games; the site then rebuilds its snapshot) and is shared by ``referee serve``,
 ``referee run --serve`` and ``referee export --format html``.
 
 A game whose deal has a rotation still to play is *held back*: its hands, seat views and
-record are neither served nor exported, nor a log of a bot process that played it, until
-every rotation of the deal is stored (a student reading the site could otherwise tell a
-bot the cards of the rotations to come, docs/design.md §6). The standings count it at once.
+record are neither served nor exported, nor its faults' evidence, nor a log of a bot process
+that played it, until every rotation of the deal is stored (a student reading the site could
+otherwise tell a bot the cards of the rotations to come, docs/design.md §6). The standings
+count it at once. ``referee play``'s games (a student's own tests) are never held back.
 """
 
 from __future__ import annotations
@@ -22,12 +23,13 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from referee.game.records import FAULT_KINDS, FaultKind, GameRecord
+from referee.game.records import GameRecord
 from referee.game.rules import Rules
-from referee.results.store import ResultsStore, StoredFault
+from referee.league.progress import LeagueProgress, Plan
+from referee.league.runstate import stored_progress
+from referee.results.store import ResultsStore
 from referee.standings.table import Standings, compute_standings
 
-RECENT_GAMES = 20  # finish times the ETA is measured over
 LOG_GAME = re.compile(r"\[referee\] game (\S+): seat \d+")  # the line a bot's log gets for each game it plays
 MIN_REBUILD_S = 1.0  # the live site's standings are at most this much older than the store
 
@@ -39,43 +41,6 @@ def slug(text: str) -> str:
     if safe == text:
         return text
     return f"{safe}-{hashlib.sha1(text.encode()).hexdigest()[:6]}"
-
-
-@dataclass(frozen=True)
-class Progress:
-    """Games played of ``total`` (None when the schedule is unknown), seconds elapsed since
-    the first game of this run started (None before any), the estimated seconds left (None
-    when unknown), and whether every scheduled game is stored."""
-
-    done: int
-    total: int | None
-    elapsed_s: float | None
-    eta_s: float | None
-    league: str
-    starting: bool = False  # bots are starting: no game finished yet in this run
-
-    @property
-    def finished(self) -> bool:
-        return self.total is not None and self.done >= self.total
-
-    @property
-    def percent(self) -> float:
-        return 100.0 * self.done / self.total if self.total else 0.0
-
-
-def estimate(done: int, total: int | None, finish_times: Sequence[float], now: float) -> float | None:
-    """Seconds left to play ``total - done`` games at the rate of the last
-    :data:`RECENT_GAMES` finish times (POSIX seconds, ascending); None when fewer than two
-    games finished or the total is unknown; 0 when done. Pure."""
-    if total is None:
-        return None
-    if done >= total:
-        return 0.0
-    recent = list(finish_times[-RECENT_GAMES:])
-    if len(recent) < 2 or recent[-1] <= recent[0]:
-        return None
-    per_game = (recent[-1] - recent[0]) / (len(recent) - 1)
-    return max(0.0, (total - done) * per_game - max(0.0, now - recent[-1]))
 
 
 @dataclass(frozen=True)
@@ -114,6 +79,7 @@ class Snapshot:
     games: list[tuple[str, int, tuple[str, ...], tuple[int, ...], int]]  # id, fixture, seats, placements, faults
     rules: str | None
     held_back: frozenset[str] = frozenset()  # games of deals with a rotation still to play
+    shown: frozenset[str] = frozenset()  # the others: their hands, views, record and fault evidence may be shown
 
 
 class HeldBack(KeyError):
@@ -158,28 +124,26 @@ def scheduled_total(config_text: str) -> int | None:
 class SiteData:
     """A results store seen by the web site. Thread-safe: pages are built in worker threads.
 
-    ``total`` is the number of scheduled games (default: read from the stored config);
-    ``bots`` lists every bot of the league, shown even before its first game.
+    ``bots`` lists every bot of the league, shown even before its first game (default: the
+    stored config's). ``clock``: POSIX seconds (the progress of a running league).
     """
 
     def __init__(
         self,
         store: ResultsStore,
         *,
-        total: int | None = None,
         bots: Sequence[str] = (),
         clock: Callable[[], float] = time.time,
-        starting: Callable[[], bool] | None = None,
     ) -> None:
         self.store = store
         meta = store.meta()
         self.league = meta.get("league", "")
-        self.total = total if total is not None else scheduled_total(meta.get("config_text", ""))
-        self._bots = tuple(bots) or _config_bots(meta.get("config_text", ""))
-        self.move_ms = _config_move_ms(meta.get("config_text", ""))
+        self._config_text = meta.get("config_text", "")
+        self._legacy_plan: Plan | None = None
+        self._bots = tuple(bots) or _config_bots(self._config_text)
+        self.move_ms = _config_move_ms(self._config_text)
         self._own_games = meta.get("fingerprint") == "play"  # `referee play`: a student's own test games, nothing held back
         self._clock = clock
-        self._starting = starting
         self._lock = threading.Lock()
         self._snapshot: Snapshot | None = None
         self._built_at = 0.0
@@ -188,33 +152,47 @@ class SiteData:
     def count(self) -> int:
         return self.store.game_count()
 
-    def progress(self) -> Progress:
+    def progress(self) -> LeagueProgress:
+        """The league's progress as the referee running it computes it
+        (:func:`referee.league.runstate.stored_progress`); for a results file from before
+        runs were recorded, the games of the stored config's schedule and the time from the
+        first to the last finished game."""
+        meta = self.store.meta()
         done = self.store.game_count()
+        found = stored_progress(meta, done, self._clock())
+        if found is not None:
+            return found
+        if self._legacy_plan is None:
+            self._legacy_plan = Plan(games=scheduled_total(self._config_text))
         times = self.store.finish_times()
-        now = self._clock()
-        starting = self._starting() if self._starting is not None else False
-        return Progress(
+        total = self._legacy_plan.games
+        finished = total is not None and done >= total
+        return LeagueProgress(
             done=done,
-            total=self.total,
-            elapsed_s=((times[-1] if self.total is not None and done >= self.total else now) - times[0]) if times else None,
-            eta_s=estimate(done, self.total, times, now),
-            league=self.league,
-            starting=starting,
+            planned=total,
+            approximate=False,
+            round=None,
+            rounds=None,
+            elapsed_s=(times[-1] - times[0]) if times else 0.0,
+            eta_s=0.0 if finished else None,
+            state="finished" if finished else "unknown",
+            reason="schedule done" if finished else None,
         )
 
-    def snapshot(self) -> Snapshot:
+    def snapshot(self, *, now: bool = False) -> Snapshot:
         """The pages' data for the games stored now. Rebuilt when the count changed, but at
         most every :data:`MIN_REBUILD_S` seconds and never more than a fifth of the time (a
-        rebuild reads every record: it must not slow down a league that is running)."""
+        rebuild reads every record: it must not slow down a league that is running);
+        ``now``: whenever the count changed (the league is over: its final standings)."""
         with self._lock:
             count = self.store.game_count()
-            now = time.monotonic()
+            clock = time.monotonic()
             if self._snapshot is None or (
-                self._snapshot.count != count and now - self._built_at >= max(MIN_REBUILD_S, 5 * self._build_cost)
+                self._snapshot.count != count and (now or clock - self._built_at >= max(MIN_REBUILD_S, 5 * self._build_cost))
             ):
                 self._snapshot = self._build()
-                self._built_at = now
-                self._build_cost = time.monotonic() - now
+                self._built_at = clock
+                self._build_cost = time.monotonic() - clock
             return self._snapshot
 
     def _build(self) -> Snapshot:
@@ -244,41 +222,27 @@ class SiteData:
                     bots[record.seats[action.seat]].decision_ms.append(action.ms)
         standings = compute_standings(records, bots=list(bots))
         closed = frozenset() if self._own_games else held_back(records)
-        return Snapshot(count=len(games), standings=standings, bots=bots, games=games, rules=rules, held_back=closed)
+        shown = frozenset(game_id for game_id, *_ in games) - closed
+        return Snapshot(count=len(games), standings=standings, bots=bots, games=games, rules=rules, held_back=closed, shown=shown)
 
-    def first_fault_of_each_kind(self, bot: str) -> list[tuple[FaultKind, int, StoredFault | None]]:
-        """(kind, how many, the first example) for every kind of fault ``bot`` made, in
-        ``FAULT_KINDS`` order; the example is the first of a game not held back (None while
-        every one is)."""
-        faults = self.store.faults(bot)
-        snapshot = self.snapshot()
-        shown = {game_id for game_id, *_ in snapshot.games} - snapshot.held_back  # a game stored since is not known yet
-        result: list[tuple[FaultKind, int, StoredFault | None]] = []
-        for kind in FAULT_KINDS:
-            mine = [stored for stored in faults if stored.fault.kind == kind]
-            if mine:
-                result.append((kind, len(mine), next((stored for stored in mine if stored.game_id in shown), None)))
-        return result
+    def may_show(self, record: GameRecord) -> bool:
+        """Whether the site may show ``record``'s hands, views and record (the viewer's
+        page): the one place that decides it, for the live site and the export alike. Not
+        while its deal has a rotation still to play, nor for a game stored after the
+        snapshot (which knows nothing of its deal yet)."""
+        return self.may_show_game(record.game_id)
 
-    def record(self, game_id: str) -> GameRecord:
-        """The stored game ``game_id``; :class:`HeldBack` while its deal has a rotation to
-        play (or it was stored after the snapshot, which knows nothing of its deal yet),
-        StoreError when there is no such game."""
-        snapshot = self.snapshot()
-        if game_id in snapshot.held_back:
-            raise HeldBack(game_id)
-        record = self.store.record(game_id)
-        if not self._own_games and game_id not in {known for known, *_ in snapshot.games}:
-            raise HeldBack(game_id)
-        return record
+    def may_show_game(self, game_id: str) -> bool:
+        """:meth:`may_show` by game id (a fault's evidence, a log's games)."""
+        return self._own_games or game_id in self.snapshot().shown  # a game stored since is not known yet
 
     def log_shown(self, text: str) -> bool:
         """Whether a bot's log (``text``) may be shown: every game it names (``[referee]
-        game <id>: seat N``) is stored and not held back."""
-        snapshot = self.snapshot()
-        stored = {game_id for game_id, *_ in snapshot.games}
-        named = set(LOG_GAME.findall(text))
-        return all(game_id in stored and game_id not in snapshot.held_back for game_id in named)
+        game <id>: seat N``) may be (:meth:`may_show`)."""
+        return all(self.may_show_game(game_id) for game_id in set(LOG_GAME.findall(text)))
+
+    def record(self, game_id: str) -> GameRecord:
+        return self.store.record(game_id)
 
 
 def _light(record: GameRecord) -> GameRecord:

@@ -1,5 +1,7 @@
 """The league's site as static files: the same pages as the live site, without the live
-updates, with the stylesheet copied in and only relative links (opens from disk, no network)."""
+updates, with the stylesheet and the viewer's script copied in and only relative links
+(opens from disk, no network). One page per game holds its JSON record; the browser draws
+every seat's view from it (:mod:`referee.web.viewer`)."""
 
 from __future__ import annotations
 
@@ -14,10 +16,9 @@ from referee.web.render import STATIC, Pages
 
 def export_html(store: ResultsStore, directory: Path) -> int:
     """Write every page of ``store``'s league under ``directory``: index, head-to-head,
-    games list, one page per bot, and per game the all-hands viewer and one viewer per seat,
-    but none for a game held back while its deal has a rotation to play
-    (:mod:`referee.web.data`). Returns the number of pages written. StoreError when the
-    folder cannot be written."""
+    games list, one page per bot, and one viewer page per game that may be shown
+    (:meth:`~referee.web.data.SiteData.may_show`). Returns the number of pages written.
+    StoreError when the folder cannot be written."""
     pages = Pages(SiteData(store), live=False)
     snapshot = pages.data.snapshot()
     written = 0
@@ -32,19 +33,16 @@ def export_html(store: ResultsStore, directory: Path) -> int:
     try:
         directory.mkdir(parents=True, exist_ok=True)
         static = directory / "static"
-        shutil.copy2(STATIC / "style.css", _ready(static) / "style.css")
+        for name in ("style.css", "viewer.js"):
+            shutil.copy2(STATIC / name, _ready(static) / name)
         write("index.html", pages.index())
         write("h2h.html", pages.head_to_head())
         write("games.html", pages.games())
         for name in snapshot.bots:
             write(f"bots/{slug(name)}.html", pages.bot(name))
-        for game_id, _fixture, seats, _placements, _faults in snapshot.games:
-            if game_id in snapshot.held_back:
-                continue
-            record = store.record(game_id)
-            write(f"games/{slug(game_id)}.html", pages.game(game_id, None, record))
-            for seat in range(len(seats)):
-                write(f"games/{slug(game_id)}-seat{seat}.html", pages.game(game_id, seat, record))
+        for record in store.records():
+            if pages.data.may_show(record):
+                write(f"games/{slug(record.game_id)}.html", pages.game(record.game_id, None, record))
     except OSError as error:
         raise StoreError(f"cannot write the site into {directory}: {error.strerror or error}") from None
     return written

@@ -16,7 +16,7 @@ from starlette.applications import Starlette
 
 from referee.errors import ConfigError
 from referee.results.store import ResultsStore
-from referee.web.app import make_app
+from referee.web.app import Audience, make_app
 from referee.web.data import SiteData
 from referee.web.render import Pages
 
@@ -55,14 +55,12 @@ def _config(host: str, port: int) -> Config:
 def site_pages(
     store: ResultsStore,
     *,
-    total: int | None = None,
     bots: Sequence[str] = (),
     show_logs: bool = False,
     logs_dir: Path | None = None,
-    starting: Callable[[], bool] | None = None,
 ) -> Pages:
     """The live site's pages over ``store``; bot logs (from ``logs_dir``) only with ``show_logs``."""
-    data = SiteData(store, total=total, bots=bots, starting=starting)
+    data = SiteData(store, bots=bots)
     return Pages(data, live=True, logs_dir=logs_dir if show_logs else None)
 
 
@@ -70,11 +68,12 @@ async def serve_site(
     pages: Pages,
     address: tuple[str, int],
     *,
+    audience: Audience | None = None,
     task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED,
 ) -> None:
     """Serve ``pages`` on ``address`` until cancelled; reports its URL (``http://HOST:PORT/``,
-    the real port when 0 was asked) through ``task_status``. ConfigError when the address
-    cannot be listened on (in use, not this machine's)."""
+    the real port when 0 was asked) through ``task_status``. ``audience`` follows the open
+    pages. ConfigError when the address cannot be listened on (in use, not this machine's)."""
     host, port = address
     config = _config(host, port)
     try:
@@ -86,7 +85,7 @@ async def serve_site(
     bound = sockets.insecure_sockets[0].getsockname()
     shown_host = f"[{bound[0]}]" if ":" in str(bound[0]) else bound[0]
     task_status.started(f"http://{shown_host}:{bound[1]}/")
-    app = make_app(pages)
+    app = make_app(pages, audience)
     await _serve(app, config, sockets)
 
 
@@ -94,33 +93,44 @@ async def _serve(app: Starlette, config: Config, sockets: Sockets) -> None:
     await worker_serve(wrap_app(app, config.wsgi_max_body_size, None), config, sockets=sockets)  # type: ignore[arg-type]
 
 
+FINAL_WAIT_S = 30.0  # at most this long after the league, the site waits for open pages to get the final state
+
+
 def beside_league(
     league: Callable[[], Awaitable[None]],
     address: str,
     results: Path,
     *,
-    total: int,
-    bots: Sequence[str],
     show_logs: bool,
     logs_dir: Path,
     announce: Callable[[str], object],
+    say: Callable[[str], object],
 ) -> Callable[[], Awaitable[None]]:
     """``referee run --serve``: an async function that runs ``league`` with the site of
-    ``results`` served beside it in the same trio run, until the league ends.
-    ``announce`` is told ``site: URL``. ConfigError at once for a bad ``address``."""
+    ``results`` served beside it in the same trio run. ``announce`` is told the site's URL
+    once it listens. When the league is over, every open page is sent its final progress
+    and standings (waiting up to :data:`FINAL_WAIT_S`) before the site stops; ``say`` is
+    told how many got them and how to keep the site up. ConfigError at once for a bad
+    ``address``."""
     where = parse_address(address)
 
     async def run() -> None:
         store = ResultsStore.open_existing(results)  # its own connection: never waits on the league's
-        already = store.game_count()
-        pages = site_pages(
-            store, total=total, bots=bots, show_logs=show_logs, logs_dir=logs_dir, starting=lambda: store.game_count() <= already
-        )
+        pages = site_pages(store, show_logs=show_logs, logs_dir=logs_dir)
+        audience = Audience()
         try:
             async with trio.open_nursery() as nursery:
-                url = await nursery.start(partial(serve_site, pages, where))
-                announce(f"site: {url}   (while the league runs; `referee serve {results}` serves it afterwards)")
+                url = await nursery.start(partial(serve_site, pages, where, audience=audience))
+                announce(url)
                 await league()
+                audience.poke()
+                with trio.move_on_after(FINAL_WAIT_S):
+                    while audience.waiting:
+                        await trio.sleep(0.05)
+                sent = audience.open - audience.waiting
+                shown = f"{sent} open page{'s' if sent != 1 else ''} got the final standings; " if audience.open else ""
+                here = url.removeprefix("http://").rstrip("/")
+                say(f"site: {shown}it stops now. Keep it up with: referee serve {results} {here}")
                 nursery.cancel_scope.cancel()
         finally:
             store.close()

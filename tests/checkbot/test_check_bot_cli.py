@@ -37,9 +37,9 @@ def test_both_sample_bots_pass_every_check(short_tmp: Path) -> None:
         code, lines, out = check(short_tmp, "--", "python", str(SAMPLES / script))
         assert code == 0, out
         assert not failed(lines), out
-        assert len(lines) == 12
+        assert len(lines) == 15
         assert "plays 20 games against the sample bots without a fault" in lines
-        assert "all 12 checks passed" in out
+        assert "all 15 checks passed" in out
     assert not processes_matching(str(short_tmp)), "every bot process (its sandbox names our log folder) is gone"
 
 
@@ -75,7 +75,8 @@ def test_a_dog_passing_on_its_last_trick_fails_that_line_only(short_tmp: Path) -
     block = out.split("a dog on its last trick —", 1)[1]
     assert "on the dog's life, trick 6 of 6" in block and "answered: pass" in block
     assert "expected: one of: 5C — a dog may not pass on the last trick of the round (rules.md R18)" in block
-    assert failed(lines) <= {"a dog on its last trick", "plays 2 games against the sample bots without a fault"}
+    assert lines["a dog in the last round"] == ("FAIL", "illegal: pass is not legal here"), "the last round's trick is the dog's last too"
+    assert failed(lines) <= {"a dog on its last trick", "a dog in the last round", "plays 2 games against the sample bots without a fault"}
 
 
 def test_hello_failures_skip_the_rest(short_tmp: Path) -> None:
@@ -99,6 +100,19 @@ def test_slow_answers_fail_on_time(short_tmp: Path) -> None:
     assert code == 1
     assert lines["answers on time"][0] == "FAIL"
     assert lines["leads a trick"][0] == "FAIL" and lines["leads a trick"][1].startswith("timeout")
+    status, summary = lines["follows suit"]
+    assert status == "FAIL" and "most likely the bot was still at work on an earlier request ('leads a trick'" in summary
+    assert "DEADLINE_EXCEEDED" not in out, "the gRPC status stays in the bot's log"
+
+
+def test_a_bot_that_crashes_only_as_a_leading_dog_fails(short_tmp: Path) -> None:
+    code, lines, out = check(short_tmp, "--games", "2", "--", "python", str(BOTS / "dog_lead_crash_bot.py"))
+    assert code == 1, out
+    status, summary = lines["a dog that is due to lead"]
+    assert status == "FAIL" and summary.startswith("crash: the connection to the bot was lost") and "exited with code 5" in summary
+    assert lines["a dog chooses to pass or play"][0] == "PASS" and lines["a dog on its last trick"][0] == "PASS"
+    assert lines["a dog after another dog passed"] == ("SKIP", "not asked: the bot crashed at 'dog-leads'")
+    assert "UNAVAILABLE" not in out
 
 
 def test_a_bot_already_running_is_checked_by_address(short_tmp: Path) -> None:

@@ -31,6 +31,9 @@ def legal(situation: Situation) -> list[str]:
         ("name-trump", DecisionKind.CHOOSE_TRUMP, 2, 1, "AS KS QS 2D 3D 4D", "trump S trump H trump D trump C"),
         ("dog-choice", DecisionKind.PLAY, 2, 1, "5C", "5C pass"),
         ("dog-last-trick", DecisionKind.PLAY, 2, 6, "5C", "5C"),
+        ("dog-leads", DecisionKind.PLAY, 2, 1, "5C", "5C pass"),
+        ("dog-after-pass", DecisionKind.PLAY, 2, 1, "6C", "6C pass"),
+        ("final-round-dog", DecisionKind.PLAY, 7, 1, "5C", "5C"),
         ("final-round", DecisionKind.PLAY, 7, 1, "AD", "AD"),
     ],
 )
@@ -54,6 +57,16 @@ def test_the_led_suit_and_the_dog_are_as_scripted() -> None:
         view = SITUATIONS[key].view
         assert view.status == (IN, IN, DOG) and view.seat == 2
     assert Pass() in SITUATIONS["dog-choice"].view.legal and Pass() not in SITUATIONS["dog-last-trick"].view.legal
+    leads = SITUATIONS["dog-leads"].view
+    assert leads.status == (IN, DOG, IN) and leads.seat == 1 and leads.current_trick is not None and not leads.current_trick.plays
+    assert leads.to_play[0] == 1, "the dog is the seat due to lead"
+    after = SITUATIONS["dog-after-pass"].view
+    assert after.status == (IN, IN, DOG, DOG) and after.seat == 3
+    assert after.current_trick is not None and [(p.seat, p.card) for p in after.current_trick.plays] == [(1, parse_card("AD")), (2, None)]
+    last = SITUATIONS["final-round-dog"].view
+    assert last.rules.dog_life == "any_round" and last.rules.start_hand_size == 7
+    assert last.round_number == 7 and last.status == (DOG, DOG, IN) and last.seat == 0, "the last round, two dogs, one leads"
+    assert Pass() not in last.legal, "the last round's one trick is the dog's last"
     final = SITUATIONS["final-round"].view
     assert final.hand_size == 1 and final.current_trick is not None and len(final.current_trick.plays) == 1
 
@@ -91,4 +104,15 @@ def test_describe_request_says_what_was_asked() -> None:
     assert describe_request("") == "(no request)" and describe_request("{not json") == "(no request)"
     assert legal_answers("") == []
     assert action_text(json.loads('{"choose_trump":{"no_trump":true}}')) == "trump NT"
-    assert action_text({"play": {"rank": "TEN", "suit": "HEARTS"}}) == "TH" and action_text(3) == "?"
+    assert action_text({"play": {"rank": "TEN", "suit": "HEARTS"}}) == "TH" and action_text(3) == "an unreadable action"
+    hello = '{"protocol_major":1,"protocol_minor":0,"referee_version":"0.1.0"}'
+    assert describe_request(hello) == "Hello (protocol 1.0, referee 0.1.0)", "a fault at start-up was asked Hello"
+    assert "?" not in describe_request('{"decision":"PLAY_CARD","view":{"seat":2}}'), "an unreadable field is left out"
+
+
+def test_a_hello_over_startup_ms_passes_saying_what_it_is() -> None:
+    from referee.checkbot.checks import hello_summary
+
+    assert hello_summary(812.4, 10_000) == "answered in 812 ms"
+    over = hello_summary(15_433, 10_000)
+    assert over.startswith("answered in 15,433 ms, over startup_ms (10,000 ms): accepted because") and "start faster" in over

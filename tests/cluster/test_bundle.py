@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import io
 import os
+import tarfile
 from pathlib import Path
 
 import pytest
 
-from referee.cluster.bundle import BotBundle, BundleMismatch, BundleTooLarge, bundle_bot, pack, relocate, tree_hash, unpack
+from referee.cluster.bundle import BotBundle, BundleError, BundleMismatch, BundleTooLarge, bundle_bot, pack, relocate, tree_hash, unpack
 
 
 def make_bot(root: Path) -> Path:
@@ -90,3 +92,72 @@ def test_relocate_moves_only_paths_inside_the_bot_folder() -> None:
         "3",
         "/usr/share/data",
     )
+
+
+def test_a_file_that_vanishes_while_the_folder_is_read_is_left_out_and_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Once another league's SQLite ``-shm`` vanished mid-pack: a raw FileNotFoundError."""
+    bot = make_bot(tmp_path / "bot")
+    victim = bot / "lib" / "scratch.txt"
+    real_walk = os.walk
+
+    def walk(top: object, *args: object, **kwargs: object) -> object:
+        """Each time the folder is listed the file is there, and gone right after (as a
+        journal that comes and goes): whoever reads it after listing finds nothing."""
+        for entry in real_walk(top, *args, **kwargs):  # type: ignore[call-overload]
+            if Path(entry[0]) == victim.parent:
+                victim.write_text("here when listed, gone when read\n")
+                entry[2].append(victim.name)
+            yield entry
+            victim.unlink(missing_ok=True)
+
+    monkeypatch.setattr(os, "walk", walk)
+    bundle = bundle_bot("b", bot, shared=False)
+    assert bundle.vanished == ("lib/scratch.txt",)
+    assert bundle_bot("b", bot, shared=True).sha256 == bundle.sha256
+    monkeypatch.undo()
+    folder = unpack(bundle, tmp_path / "cache")  # the hash describes what was packed
+    assert not (folder / "lib" / "scratch.txt").exists()
+
+
+def test_only_what_the_bot_needs_travels(tmp_path: Path) -> None:
+    """Results files, their journals, logs, exported sites, results folders and the
+    league's run folder sit beside a bot (its 'dir' is often the repository): none travels."""
+    from referee.results.store import ResultsStore
+
+    bot = make_bot(tmp_path / "bot")
+    (bot / "book.sqlite").write_bytes(b"SQLite format 3\0" + b"\0" * 100)  # the bot's own data: kept
+    store = ResultsStore.open(bot / "night.sqlite", league="night", fingerprint="x", config_text="", resume=False)
+    for suffix in ("-wal", "-shm", "-journal"):
+        (bot / f"other.sqlite{suffix}").write_bytes(b"journal")
+    (bot / "bot.log").write_text("log\n")
+    (bot / "bot-1.log.previous").write_text("log\n")
+    for page in ("index.html", "games.html", "h2h.html"):
+        (bot / "site").mkdir(exist_ok=True)
+        (bot / "site" / page).write_text("<html>")
+    (bot / "results" / "night").mkdir(parents=True)
+    (bot / "results" / "x.sqlite").write_text("x")
+    (bot / "runs" / "night").mkdir(parents=True)
+    (bot / "runs" / "night" / "heuristic-1").write_text("home")
+    try:
+        bundle = bundle_bot("b", bot, shared=False, skip=[bot / "runs" / "night"])
+    finally:
+        store.close()
+    assert bundle.archive is not None
+    with tarfile.open(fileobj=io.BytesIO(bundle.archive)) as archive:
+        names = sorted(archive.getnames())
+    assert names == ["book.sqlite", "bot.py", "lib/strategy.py", "run.sh"]
+    assert bundle.skip == ("runs/night",)
+    shared = bundle_bot("b", bot, shared=True, skip=[bot / "runs" / "night"])
+    (bot / "runs" / "night" / "heuristic-2").write_text("another home")  # the league writes on: no matter
+    assert unpack(shared, tmp_path / "cache") == bot.absolute()
+
+
+def test_a_command_file_outside_the_folder_is_one_line_naming_the_bot(tmp_path: Path) -> None:
+    bot = make_bot(tmp_path / "bot")
+    (tmp_path / "shared.py").write_text("")
+    with pytest.raises(BundleError, match=r"bot 'b': its command names .*shared\.py, outside its folder") as raised:
+        bundle_bot("b", bot, shared=False, command=("python", str(bot / "bot.py"), str(tmp_path / "shared.py")))
+    assert "\n" not in str(raised.value)
+    assert bundle_bot("b", bot, shared=False, command=("python", str(bot / "bot.py"))).archive

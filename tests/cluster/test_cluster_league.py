@@ -67,9 +67,11 @@ def test_a_league_on_the_cluster_equals_the_local_run_game_for_game(short_tmp: P
     assert placements == {r.game_id: r.placements for r in local}
 
 
-def test_a_bot_whose_folder_does_not_match_its_hash_is_refused_with_a_startup_fault(
+def test_a_bot_whose_folder_matches_its_hash_on_no_worker_stops_the_league_before_a_game(
     short_tmp: Path, client: Client
 ) -> None:
+    """A changed archive is the host's trouble, never the bot's: no startup fault is stored,
+    and with no worker left that can run the bot the league stops with one line."""
     folder = short_tmp / "random"  # random's own folder: no worker has a checked copy of it yet
     folder.mkdir()
     shutil.copy(SAMPLES / "random_bot.py", folder)
@@ -87,13 +89,12 @@ def test_a_bot_whose_folder_does_not_match_its_hash_is_refused_with_a_startup_fa
             (folder / "random_bot.py").write_text("# not the bot that was hashed\n")
             return [replace(b, archive=pack(b.source)) if b.name == "random" else b for b in found]
 
-    records = play(spec, fixtures(deals=1)[:2], short_tmp / "t.sqlite", Tampering(client, sandbox=SandboxSettings()))
-    assert_each_game_once(records, 2)
-    for record in records:
-        refused = [fault for fault in record.faults if fault.bot == "random"]
-        assert [fault.kind for fault in refused] == ["startup"]
-        assert "refused on tcp://" in refused[0].detail and "expected" in refused[0].detail, refused[0].detail
-        assert all(fault.bot == "random" for fault in record.faults)  # the other bots played as usual
+    lines: list[str] = []
+    with pytest.raises(ClusterError, match=r"^no worker can run bot 'random': worker tcp://.*expected") as raised:
+        play(spec, fixtures(deals=1)[:2], short_tmp / "t.sqlite", Tampering(client, sandbox=SandboxSettings(), say=lines.append))
+    assert "\n" not in str(raised.value)
+    assert stored_ids(short_tmp / "t.sqlite") == []
+    assert sum("bot 'random' cannot run there" in line for line in lines) == 2, lines
 
 
 def test_a_game_that_fails_on_a_worker_stops_the_league_with_one_line_naming_it(short_tmp: Path, client: Client) -> None:

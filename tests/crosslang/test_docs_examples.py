@@ -25,6 +25,7 @@ pytestmark = pytest.mark.crosslang
 
 EXAMPLE_FILES = [
     "docs/examples/first_bot.py", "docs/examples/first_bot.js", "docs/examples/first_strategy.cpp", "docs/examples/first_bot.go",
+    "docs/examples/view_bot.py",
 ]  # fmt: skip
 
 
@@ -52,6 +53,26 @@ def test_the_python_and_javascript_first_bots_play_whole_games(bots: BotLauncher
     finally:
         python_client.close()
         js_client.close()
+
+
+def test_the_bot_kits_view_example_plays_whole_games(bots: BotLauncher) -> None:
+    """docs/protocol.md "The bot kit's view, field by field": its example reads the trick,
+    the seats still to play, the tricks won, the dog's life and the unseen cards."""
+    view_bot = bots.start(EXAMPLES / "view_bot.py")
+    first_bot = bots.start(EXAMPLES / "first_bot.py")
+
+    async def hello_all() -> list[tuple[BotClient, HelloInfo]]:
+        return [await connect(view_bot), await connect(first_bot)]
+
+    (view_client, view_info), (first_client, _) = trio.run(hello_all)
+    try:
+        assert view_info.name == "view-bot"
+        tables = [[view_client, first_client], [first_client, view_client, view_client, first_client], [view_client] * 3]
+        for seed in range(1, 10):  # games long enough to put it on the dog's life, and as the last to play
+            assert play_game_over_grpc(tables[seed % 3], seed=seed)  # no fault, every action legal
+    finally:
+        view_client.close()
+        first_client.close()
 
 
 @pytest.mark.usefixtures("needs_cpp")

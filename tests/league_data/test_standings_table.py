@@ -8,6 +8,7 @@ import dataclasses
 from rich.console import Console
 from tests.league_data.league_records import game_record
 
+from referee.league.progress import Plan, league_progress
 from referee.report.live import LiveReporter
 from referee.report.standings_table import head_to_head_table, print_standings, separation_line, standings_table
 from referee.standings.table import compute_standings
@@ -31,7 +32,8 @@ def test_live_table_ranks_by_points_per_game_when_game_counts_differ() -> None:
     records += [game_record(f"f{i}", ["fresh", "slow"], [1, 2], fixture=10 + i) for i in range(2)]
     standings = compute_standings(records)
     assert standings.row("busy").points > standings.row("fresh").points
-    live = LiveReporter(Console(width=160, record=True, color_system=None), total=20, done=8, standings=lambda: standings)
+    progress = league_progress(Plan(games=20), done=8, rounds_started=0, elapsed_s=8.0, rate=1.0, state="running")
+    live = LiveReporter(Console(width=160, record=True, color_system=None), lambda done: progress, done=8, standings=lambda: standings)
     live._render(force=True)
     rendered = text(live.view())  # what the live display shows now
     assert bot_order(rendered, ["busy", "fresh", "slow"]) == ["fresh", "busy", "slow"]

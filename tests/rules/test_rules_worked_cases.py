@@ -1,4 +1,4 @@
-"""The worked cases W1-W20, W22, W23 of docs/rules.md §4 (W19 in test_rules_rejects, W21 in test_rules_properties)."""
+"""The worked cases W1-W20, W22-W25 of docs/rules.md §4 (W19 in test_rules_rejects, W21 in test_rules_properties)."""
 
 from __future__ import annotations
 
@@ -349,7 +349,7 @@ def test_view_does_not_depend_on_other_seats_cards() -> None:
     assert set(views[0].hand) == {deck[i] for i in range(0, 28, 4)}
 
 
-# --- W22, W23: required_tricks = "strict" (docs/rules.md §2) -------------------------------------
+# --- W22, W23, W25: required_tricks = "strict" (docs/rules.md §2) --------------------------------
 
 STRICT_ANY = Rules(required_tricks="strict", dog_life="any_round")
 
@@ -385,6 +385,15 @@ STRICT_WORKED = [
         [(0, (IN,) * 3, [0, 1, 2, 0, 1, 2, 0], {}), (1, (IN,) * 3, [0, 1, 2, 0, 1, 2], {}), (2, (IN,) * 3, [0, 1, 0, 1, 2], {})],
         RoundEnded(3, (2, 2, 1), (2,), ()),
         (IN, IN, OUT),
+        None,
+    ),
+    (
+        "W25",
+        Rules(required_tricks="strict"),
+        3,
+        [(0, (IN,) * 4, [0, 1, 0], {}), (1, (IN, IN, DOG, DOG), [2, 3], {2: 0, 3: 1})],
+        RoundEnded(2, (0, 0, 1, 1), (), ()),
+        (IN, IN, IN, IN),
         None,
     ),
     (

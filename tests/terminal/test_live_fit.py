@@ -1,5 +1,7 @@
-"""The live view fits the terminal: rendered at 100x30 and 160x50 with 30 bots and compared
-with checked-in text (``tests/terminal/golden``; regenerate with ``UPDATE_GOLDEN=1``)."""
+"""The live view fits the terminal: rendered at 100x30 and 160x50 with 30 bots of a movement
+league under a minutes budget (the league-level progress line, the site's address on top)
+and compared with checked-in text (``tests/terminal/golden``; regenerate with
+``UPDATE_GOLDEN=1``)."""
 
 from __future__ import annotations
 
@@ -12,7 +14,8 @@ import pytest
 from rich.console import Console
 
 from referee.game.records import ActionRecord, FaultRecord, GameRecord
-from referee.report.live import STARTING, live_view, placement_line, progress_bar
+from referee.league.progress import Plan, league_progress
+from referee.report.live import STARTING, ProgressLine, live_view, placement_line
 from referee.report.standings_table import print_standings
 from referee.standings.table import Standings, compute_standings
 from tests.league_data.league_records import game_record
@@ -38,21 +41,24 @@ def league(games: int = 120) -> tuple[Standings, GameRecord]:
     return compute_standings(records, bots=NAMES), records[-1]
 
 
-def render(width: int, height: int, *, starting: bool = False) -> str:
+SITE = "http://127.0.0.1:8000/"
+PLAN = Plan(games_per_round=60, minutes=10.0)  # 30 bots at tables of 4: 60 games a round, a 10-minute budget
+
+
+def render(width: int, height: int, *, starting: bool = False, site: str | None = SITE) -> str:
+    """The live view 125 games into the league (round 3 begun, 2:50 played: at that rate 7
+    rounds fit in 10 minutes), or before the first game."""
     console = Console(width=width, height=height, file=io.StringIO(), record=True, color_system=None, legacy_windows=False, _environ={})
-    clock = iter(float(second) for second in itertools.count(0, 3))  # a game every 3 s
-    now = [0.0]
-
-    def get_time() -> float:
-        return now[0]
-
-    progress = progress_bar(console, get_time)
-    task = progress.add_task("games", total=840, completed=0)
+    done = 0 if starting else 125
+    progress = league_progress(
+        PLAN, done=done, rounds_started=1 if starting else 3, elapsed_s=3.0 if starting else 170.0,
+        rate=None if starting else 125 / 170, state="starting" if starting else "running",
+    )  # fmt: skip
     standings, last = league()
-    for _ in range(0 if starting else 120):
-        now[0] = next(clock)
-        progress.update(task, advance=1)
-    view = live_view(console, progress, None if starting else standings, status=STARTING if starting else None, last="" if starting else placement_line(last))
+    view = live_view(
+        console, ProgressLine(lambda: progress), None if starting else standings, status=STARTING if starting else None,
+        last="" if starting else placement_line(last), site=site,
+    )  # fmt: skip
     console.print(view)
     return console.export_text()
 
@@ -70,7 +76,10 @@ def test_the_live_view_fits_the_terminal(width: int, height: int) -> None:
     lines = text.splitlines()
     assert len(lines) <= height
     assert all(len(line) <= width for line in lines)
-    assert "120/840" in lines[0] and "elapsed 0:05:57" in lines[0] and "ETA 0:36:00" in lines[0], lines[0]
+    assert lines[0].strip() == f"site: {SITE}", "the address stays on screen, on top"
+    progress = lines[1]
+    assert "125/~420 games" in progress and "round 3 of ~7" in progress, progress
+    assert "elapsed 2:50" in progress and "ETA ~6:41 (budget 10:00)" in progress, progress
     for header in ("#", "bot", "points", "faults"):
         assert f" {header} " in text
     assert "timeout" in text and "illegal" in text, "fault kinds are never cut"
@@ -93,9 +102,9 @@ def test_all_bots_fit_in_a_tall_terminal() -> None:
 
 
 def test_bot_start_up_shows_as_a_status_line() -> None:
-    text = render(100, 30, starting=True)
+    text = render(100, 30, starting=True, site=None)
     assert text.splitlines()[0].startswith("starting the bots")
-    assert "0/840" in text
+    assert "0 games · round 1 · elapsed 0:03 · ETA — (budget 10:00)" in text
 
 
 def test_the_full_table_at_the_end_has_every_bot_and_fits_the_width() -> None:

@@ -3,7 +3,7 @@ faults appear, the static export writes every page with relative links only."""
 
 from __future__ import annotations
 
-from dataclasses import replace
+import re
 from pathlib import Path
 
 from referee.game.records import ActionRecord, FaultRecord
@@ -11,7 +11,7 @@ from referee.results.store import ResultsStore
 from referee.web.data import SiteData
 from referee.web.export import export_html
 from referee.web.render import Pages
-from tests.league_data.league_records import game_record
+from tests.league_data.league_records import game_record, rotated
 
 EVIL = "<script>alert('x')</script>"
 
@@ -21,9 +21,8 @@ def store_with_games(tmp_path: Path) -> ResultsStore:
     fault = FaultRecord("illegal", 1, "cheat", 4, f"answered {EVIL}", request="", answer=EVIL, ms=3.0)
     actions = [ActionRecord(seat, "play", "AS", 2.0 + seat) for seat in (0, 1, 1, 0)]
     first = game_record("g1", ["good", "cheat"], [1, 2], fixture=0, faults=[fault], actions=actions, league="night")
-    second = game_record("g2", ["cheat", "good"], [2, 1], fixture=1, league="night")
     store.save_game(first)
-    store.save_game(replace(second, table=first.table, seed=first.seed, rotation=1))  # both rotations of one deal
+    store.save_game(rotated(first, "g2", fixture=1))  # the deal's other rotation: both games are shown
     return store
 
 
@@ -39,12 +38,52 @@ def test_bot_supplied_text_is_escaped_on_every_page(tmp_path: Path) -> None:
         assert index.index(">good<") < index.index(">cheat<"), "ranked by points"
 
 
-def test_the_static_export_has_every_page_and_no_script(tmp_path: Path) -> None:
+def test_the_static_export_has_every_page_and_only_its_own_script(tmp_path: Path) -> None:
     with store_with_games(tmp_path) as store:
         written = export_html(store, tmp_path / "site")
     names = {str(path.relative_to(tmp_path / "site")) for path in (tmp_path / "site").rglob("*.html")}
-    assert {"index.html", "h2h.html", "games.html", "bots/good.html", "bots/cheat.html"} <= names
-    assert written == len(names)
-    assert (tmp_path / "site" / "static" / "style.css").is_file()
+    assert names == {"index.html", "h2h.html", "games.html", "bots/good.html", "bots/cheat.html", "games/g1.html", "games/g2.html"}
+    assert written == len(names), "one page per game: every seat's view is drawn from its record"
+    assert (tmp_path / "site" / "static" / "style.css").is_file() and (tmp_path / "site" / "static" / "viewer.js").is_file()
     bot = (tmp_path / "site" / "bots" / "cheat.html").read_text()
-    assert 'href="../static/style.css"' in bot and "<script" not in bot
+    assert 'href="../static/style.css"' in bot and "htmx" not in bot, "no live updates in the export"
+    game = (tmp_path / "site" / "games" / "g1.html").read_text()
+    assert '<script src="../static/viewer.js"></script>' in game and '<script type="application/json" id="game-record">' in game
+    assert EVIL not in game, "bot-supplied text cannot close the record's script element"
+
+
+def visible_text(html: str) -> str:
+    """The text of a page as read (no scripts, no tags)."""
+    return re.sub(r"<[^>]+>", " ", re.sub(r"<script[^>]*>.*?</script>", " ", html, flags=re.S))
+
+
+DEADLINE = FaultRecord(
+    "timeout", 0, "sleepy", 3, "deadline of 1100 ms exceeded", request='{"protocol_major":1}',
+    answer="DEADLINE_EXCEEDED: Stream removed (Deadline Exceeded)", ms=1101.0,
+)  # fmt: skip
+CRASH = FaultRecord(
+    "startup", 1, "crashy", None,
+    "bot crashy: its process ended before answering Hello; exited with code 1; stderr: File \"/home/teacher/bots/crashy.py\", line 3; "
+    "ran: /usr/bin/python3 /home/teacher/bots/crashy.py; log /home/teacher/results/night/crashy-0.log",
+    request='{"protocol_major":1,"protocol_minor":0,"referee_version":"0.1.0"}', answer="UNAVAILABLE: Socket closed; exited with code 1",
+)  # fmt: skip
+
+
+def test_student_pages_say_what_happened_without_grpc_words_or_host_paths(tmp_path: Path) -> None:
+    store = ResultsStore.open(tmp_path / "r.sqlite", league="night", fingerprint="f", config_text="", resume=False)
+    actions = [ActionRecord(seat, "play_card", "AS", 2.0) for seat in (0, 1, 0, 1)]
+    first = game_record("g1", ["sleepy", "crashy"], [1, 2], faults=[DEADLINE, CRASH], actions=actions, league="night")
+    store.save_game(first)
+    store.save_game(rotated(first, "g2", fixture=1))  # the deal's other rotation: g1 is shown
+    with store:
+        pages = Pages(SiteData(store), live=False)
+        for page in (pages.bot("sleepy"), pages.bot("crashy"), pages.game("g1")):
+            assert "DEADLINE_EXCEEDED" not in page and "UNAVAILABLE" not in page and "gRPC" not in page
+            assert "/home/teacher" not in page and "/usr/bin" not in page
+            assert "?" not in visible_text(page), "no placeholder"
+        sleepy = pages.bot("sleepy")
+        assert "no answer within 1,100 ms" in sleepy and "nothing in time" in sleepy
+        assert 'id="fault-g1-d3"' in sleepy, "each fault has an anchor the viewer links to"
+        crashy = pages.bot("crashy")
+        assert "Hello (protocol 1.0, referee 0.1.0)" in crashy and "ran: python3 crashy.py" in crashy
+        assert "the connection to the bot was lost" in crashy

@@ -509,7 +509,7 @@ class SeatView(_message.Message):
     dealer: _builtins.int
     """the dealer of this round"""
     round_number: _builtins.int
-    """1-based (1..7)"""
+    """1-based: 1..start_hand_size (7 by default), then on in one-card tiebreak deals (docs/rules.md §2)"""
     cards_dealt: _builtins.int
     """cards dealt to a normal player this round (R3); a dog gets 1"""
     trump_state: Global___TrumpState.ValueType
@@ -687,7 +687,7 @@ class CardPlayed(_message.Message):
     """a dog's card committed face down (docs/rules.md W24)"""
     @_builtins.property
     def card(self) -> Global___Card:
-        """unset when face_down: the card comes in CardRevealed"""
+        """unset when face_down, for every seat (the dog's own too): the card comes in CardRevealed"""
 
     def __init__(
         self,
