@@ -102,7 +102,9 @@ async def check_bot(
 
     time = replace(settings.time, unlimited=False)
     entries = (bot, *opponents)
-    async with BotPool(entries, run_dir=settings.run_dir, sandbox=settings.sandbox, time=time, max_restarts=len(entries) + settings.games) as pool:
+    async with BotPool(
+        entries, run_dir=settings.run_dir, sandbox=settings.sandbox, time=time, max_restarts=len(entries) + settings.games, deal_rule=False
+    ) as pool:
         lease = await _check_hello(pool, bot, time, report)
         situations = build_situations()
         if lease is None:

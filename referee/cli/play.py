@@ -108,7 +108,9 @@ def run(args: argparse.Namespace) -> int:
         first_dealer = deal.first_dealer
 
     async def play_all() -> None:
-        async with BotPool(spec.bots, run_dir=spec.run_dir, sandbox=spec.sandbox, time=spec.time, max_restarts=3) as pool:
+        async with BotPool(
+            spec.bots, run_dir=spec.run_dir, sandbox=spec.sandbox, time=spec.time, max_restarts=3, deal_rule=False
+        ) as pool:
             for number in range(args.games):
                 rotation = number % len(names)
                 seats = names[-rotation:] + names[:-rotation] if rotation else names

@@ -7,7 +7,7 @@ from typing import Any
 
 from referee.game.cards import parse_card
 from referee.game.engine import Game, RoundRecord, replay
-from referee.game.records import ActionRecord, FaultRecord, GameRecord
+from referee.game.records import ActionRecord, FaultRecord, GameRecord, stored_faults
 from referee.game.rules import Rules
 from referee.game.views import parse_action
 
@@ -53,7 +53,8 @@ def build_record(
     withdrawn: Sequence[bool] = (),
     forfeits: Sequence[tuple[int, int]] = (),
 ) -> GameRecord:
-    """A GameRecord of a finished ``game``. Raises ValueError if the game is not over."""
+    """A GameRecord of a finished ``game``, its ``faults`` bounded as stored
+    (:func:`referee.game.records.stored_faults`). Raises ValueError if the game is not over."""
     outcome = game.outcome
     if outcome is None:
         raise ValueError(f"game {game.game_id} is not over")
@@ -71,7 +72,7 @@ def build_record(
         first_dealer=game.first_dealer,
         decks=[[str(card) for card in r.deck] for r in rounds],
         actions=actions,
-        faults=faults,
+        faults=stored_faults(faults),
         placements=outcome.placements,
         winner=outcome.winner,
         knocked_out_round=outcome.knocked_out_round,

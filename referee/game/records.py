@@ -7,11 +7,14 @@ evidence of every fault (docs/design.md §5).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 FaultKind = Literal["startup", "protocol", "timeout", "malformed", "illegal", "crash"]
 FAULT_KINDS: tuple[FaultKind, ...] = ("startup", "protocol", "timeout", "malformed", "illegal", "crash")
+DETAIL_BYTES = 1024  # a stored fault's detail and answer: at most this many bytes of the bot's text
+EVIDENCE_PER_SEAT = 3  # faults of one seat in one game stored with their request and answer
 
 
 @dataclass(frozen=True)
@@ -32,6 +35,38 @@ class FaultRecord:
     request: str = ""
     answer: str = ""
     ms: float | None = None
+
+
+def cut(text: str, limit: int = DETAIL_BYTES) -> str:
+    """``text`` as stored: unchanged when its UTF-8 takes at most ``limit`` bytes, else its
+    first ``limit`` bytes (whole characters) and ``… [cut: N bytes in all]``."""
+    data = text.encode("utf-8", "surrogatepass")
+    if len(data) <= limit:
+        return text
+    kept = data[:limit].decode("utf-8", "ignore")
+    return f"{kept}… [cut: {len(data)} bytes in all]"
+
+
+def stored_faults(faults: Sequence[FaultRecord]) -> list[FaultRecord]:
+    """The faults of one game as the results file keeps them (docs/design.md §5): each
+    ``detail`` and ``answer`` cut to :data:`DETAIL_BYTES` (:func:`cut`); a seat's faults
+    after its first :data:`EVIDENCE_PER_SEAT` in the game keep their kind, decision, time
+    and detail but not the request and answer (their counts are whole). A bot that faults
+    on purpose cannot grow the file by more than a few KB per game."""
+    kept: list[FaultRecord] = []
+    per_seat: dict[int, int] = {}
+    for fault in faults:
+        count = per_seat[fault.seat] = per_seat.get(fault.seat, 0) + 1
+        evidence = count <= EVIDENCE_PER_SEAT
+        kept.append(
+            replace(
+                fault,
+                detail=cut(fault.detail),
+                request=fault.request if evidence else "",
+                answer=cut(fault.answer) if evidence else "",
+            )
+        )
+    return kept
 
 
 @dataclass(frozen=True)

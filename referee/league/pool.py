@@ -3,8 +3,10 @@ crash, withdrawn after too many restarts, killed at the end (docs/design.md §6)
 that leaves the request after a timeout unanswered too is stuck: it is replaced before
 its next game (sandbox.md rows 2-3), without counting as a crash restart.
 
-One pool per league. A bot given by command gets one process per seat it holds at once;
-a bot given by address (remote) is one shared connection that we neither start nor kill.
+One pool per league. A bot given by command gets one process per seat it holds at once,
+and a process never plays two rotations of one deal (docs/design.md §6: a bot never plays a
+deal it has seen); a bot given by address (remote) is one shared connection that we neither
+start nor kill.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import json
 import math
 import os
 import shlex
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -66,6 +68,7 @@ class Lease:
     process: BotProcess | None
     hello: HelloInfo
     unanswered: int = 0  # requests in a row that got no answer by their deadline
+    deals: set[Hashable] = field(default_factory=set)  # the deals this process has played or plays
 
     @property
     def stuck(self) -> bool:
@@ -137,6 +140,21 @@ class StartFailure:
     log: Path | None = None
 
 
+def _idle_for(slots: _BotSlots, deal: Hashable | None) -> Lease | None:
+    """Take the most recently idle process of ``slots`` that has not played ``deal``
+    (any, for None); None when there is none."""
+    for index in range(len(slots.idle) - 1, -1, -1):
+        if deal is None or deal not in slots.idle[index].deals:
+            return slots.idle.pop(index)
+    return None
+
+
+def _seated(lease: Lease, deal: Hashable | None) -> Lease:
+    if deal is not None:
+        lease.deals.add(deal)
+    return lease
+
+
 def _interrupted() -> bool:
     """Whether the calling trio task is being cancelled (Ctrl-C, the league stopping)."""
     try:
@@ -175,6 +193,7 @@ class BotPool:
         restarts: Mapping[str, int] | None = None,
         counts: Counts | None = None,
         processes_at_once: int | None = None,
+        deal_rule: bool = True,
     ) -> None:
         """``counts``: the league's restarts and withdrawals (:mod:`referee.league.counts`),
         which the pool counts crashes and failed starts into and asks before a start; by
@@ -182,7 +201,9 @@ class BotPool:
         this league (a resumed league's stored games, ``ResultsStore.restart_counts``): a bot
         past ``max_restarts`` stays withdrawn. ``processes_at_once``: the most bot processes
         the caller's games hold at once (default: two per bot), for the sandbox's budget of a
-        normal user's uid (:func:`referee.sandbox.launch`)."""
+        normal user's uid (:func:`referee.sandbox.launch`). ``deal_rule``: never lease a
+        process for a deal it has played (docs/design.md §6); ``referee play`` turns it off (a
+        student's own test games, where one process per seat is quicker)."""
         self._bots = {bot.name: _BotSlots(bot) for bot in bots}
         remote = [bot.name for bot in bots if bot.remote]
         self._counts: Counts = counts if counts is not None else LeagueCounts(max_restarts, restarts, remote=remote)
@@ -193,6 +214,7 @@ class BotPool:
         self._live: list[Lease] = []
         self._slot = 0
         self._at_once = processes_at_once or 2 * max(1, len(self._bots))
+        self._deal_rule = deal_rule
 
     async def __aenter__(self) -> BotPool:
         return self
@@ -206,23 +228,29 @@ class BotPool:
     def is_withdrawn(self, name: str) -> bool:
         return not self._bots[name].entry.remote and self._counts.is_withdrawn(name)
 
-    async def acquire(self, name: str) -> Lease | StartFailure | None:
+    async def acquire(self, name: str, deal: Hashable | None = None) -> Lease | StartFailure | None:
         """A ready bot for one seat; a StartFailure (recorded as a fault by the caller);
-        or None when the bot is withdrawn (the referee plays its seat)."""
+        or None when the bot is withdrawn (the referee plays its seat).
+
+        ``deal``: the game's deal (:attr:`referee.schedule.fixture.Fixture.deal_key`). A
+        process that has played it (or plays it now) is never leased for it again: another
+        idle process is, or a new one starts, with a fresh home (docs/design.md §6). A
+        remote bot is one connection and sees every rotation."""
         slots = self._bots[name]
         if slots.entry.remote:
             return await self._remote(slots)
         if self.is_withdrawn(name):
             return None
-        while slots.idle:
-            lease = slots.idle.pop()
+        key = deal if self._deal_rule else None
+        while (lease := _idle_for(slots, key)) is not None:
             if lease.exit_detail() is None:
-                return lease
+                return _seated(lease, key)
             self._discard(lease)
             self._count_failure(slots)
             if self.is_withdrawn(name):
                 return None
-        return await self._start(slots)
+        started = await self._start(slots)
+        return _seated(started, key) if isinstance(started, Lease) else started
 
     def release(self, lease: Lease, *, crashed: bool) -> None:
         """Return a lease after a game. A crashed or dead process is killed; the next

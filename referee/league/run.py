@@ -18,7 +18,7 @@ from referee.game.cards import Card
 from referee.game.engine import Game
 from referee.game.faults import FaultPolicy
 from referee.game.gamelog import build_record
-from referee.game.records import FaultRecord, GameRecord
+from referee.game.records import FaultRecord, GameRecord, cut
 from referee.game.rules import Rules
 from referee.game.timecontrol import TimeControl
 from referee.league.counts import LeagueCounts
@@ -124,7 +124,7 @@ async def run_league(
         time=spec.time,
         max_restarts=spec.faults.max_restarts,
         counts=counts,
-        processes_at_once=spec.concurrency * min(MAX_TABLE, len(spec.bots)),
+        processes_at_once=len(spec.bots) * max(spec.concurrency, min(MAX_TABLE, len(spec.bots))),  # the deal rule keeps a process per rotation
     ) as pool:
         while (batch := rounds.next_round()) is not None:
             await play_round(partial(run_fixtures, pool=pool), spec, batch, store, reporter)
@@ -187,7 +187,7 @@ async def play_fixture(
     leases: list[Lease | None] = []
     withdrawn: list[bool] = []
     for seat, name in enumerate(fixture.seats):
-        got = await pool.acquire(name)
+        got = await pool.acquire(name, fixture.deal_key)
         if isinstance(got, StartFailure):
             startup_faults.append(FaultRecord(got.kind, seat, name, None, got.detail, got.request, got.answer, got.ms))
             got = None
@@ -235,8 +235,8 @@ def _lead_to_log(fault: FaultRecord, lease: Lease | None, game_id: str) -> Fault
     what came back (the gRPC status, which the pages students read leave out; ``referee
     faults`` finds the log by the game's ``[referee] game <id>: seat N`` line)."""
     if lease is not None and fault.decision is not None:
-        answered = f" (answered: {fault.answer})" if fault.answer else ""
-        lease.note(f"game {game_id} decision {fault.decision}: {fault.kind} fault: {fault.detail}{answered}")
+        answered = f" (answered: {cut(fault.answer)})" if fault.answer else ""
+        lease.note(f"game {game_id} decision {fault.decision}: {fault.kind} fault: {cut(fault.detail)}{answered}")
     return fault
 
 

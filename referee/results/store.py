@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import os
 import sqlite3
 import threading
 from collections.abc import Iterator, Mapping
@@ -85,7 +86,8 @@ class ResultsStore:
         resume: bool,
         bot_code: Mapping[str, str] | None = None,
     ) -> ResultsStore:
-        """Open or create ``path`` (and its folders) for a league run.
+        """Open or create ``path`` (and its folders) for a league run, readable by its
+        owner only (0600; created folders 0700).
 
         ``bot_code``: bot name -> fingerprint of its code (:mod:`referee.league.botcode`), kept
         with the results. Raises StoreError when ``path`` already holds finished games and
@@ -94,9 +96,9 @@ class ResultsStore:
         not a results store.
         """
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            _private_file(path)
         except OSError as error:
-            raise StoreError(f"cannot create the folder of {path}: {error.strerror}") from None
+            raise StoreError(f"cannot create {path} or its folder: {error.strerror}") from None
         store = cls(path, _connect(path, create=True))
         try:
             store._prepare(league=league, fingerprint=fingerprint, config_text=config_text, resume=resume)
@@ -297,6 +299,21 @@ class ResultsStore:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _private_file(path: Path) -> None:
+    """Create ``path`` (and its missing folders, 0700) readable by its owner only (0600), or
+    make an existing one and its ``-wal``/``-shm`` so: a bot running as another uid cannot
+    read the league's games while they are played (docs/sandbox.md). SQLite gives the WAL
+    files it creates the database's mode. Raises OSError."""
+    missing = [folder for folder in path.parents if not folder.exists()]
+    for folder in reversed(missing):
+        folder.mkdir(mode=0o700, exist_ok=True)
+    os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o600))
+    for suffix in ("", "-wal", "-shm"):
+        companion = Path(f"{path}{suffix}")
+        if companion.exists() and companion.stat().st_uid == os.geteuid():
+            os.chmod(companion, 0o600)
 
 
 def _connect(path: Path, *, create: bool) -> sqlite3.Connection:

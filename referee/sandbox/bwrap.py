@@ -147,6 +147,7 @@ def bwrap_argv(
     uid: int | None,
     seccomp_fd: int | None = None,
     inside: Sequence[str] = (),
+    hidden: tuple[Path, ...] = (),
 ) -> list[str]:
     """The full ``bwrap`` argv running ``resolved`` for one bot process.
 
@@ -154,12 +155,14 @@ def bwrap_argv(
     ``inside``: an argv prefix run inside the sandbox before the bot (a normal user's
     ``prlimit`` setting the bot's own ``RLIMIT_NPROC``: :mod:`referee.sandbox.nproc`).
     ``env`` is the bot's whole environment. ``seccomp_fd``: the descriptor (kept open
-    across the start) from which bwrap reads the seccomp filter (:mod:`referee.sandbox.seccomp`). Raises ConfigError for a missing ``ro_paths`` entry.
+    across the start) from which bwrap reads the seccomp filter (:mod:`referee.sandbox.seccomp`).
+    ``hidden``: folders (the league's results and run folder) covered by an empty tmpfs
+    where they lie inside a folder the bot sees (its own, a runtime's, ``ro_paths``). Raises ConfigError for a missing ``ro_paths`` entry.
     The mounts are resolved once per (settings, runtime paths, bot directory) and reused for
     the referee's life: a path changed later (a symlink re-pointed, an ``ro_paths`` entry
     removed) is seen only by a new referee, or fails the bot's start in bwrap.
     """
-    args = list(mount_args(resolved.runtime, resolved.runtime_paths, bot_dir, settings, uid is not None))
+    args = list(mount_args(resolved.runtime, resolved.runtime_paths, bot_dir, settings, uid is not None, hidden))
     args += ["--perms", "1777", "--size", str(settings.home_mb * MiB), "--tmpfs", str(private.inside)]
     if seccomp_fd is not None:
         args += ["--seccomp", str(seccomp_fd)]
@@ -175,11 +178,17 @@ def bwrap_argv(
 
 @functools.lru_cache(maxsize=256)
 def mount_args(
-    runtime: str, runtime_paths: tuple[Path, ...], bot_dir: Path, settings: SandboxSettings, as_root: bool
+    runtime: str,
+    runtime_paths: tuple[Path, ...],
+    bot_dir: Path,
+    settings: SandboxSettings,
+    as_root: bool,
+    hidden: tuple[Path, ...] = (),
 ) -> tuple[str, ...]:
     """bwrap's options up to the bot's private directory: :func:`base_args`, then the
     runtime's paths, the bot's directory and ``ro_paths`` read-only at their real paths (and
-    Node's ``node_modules``). Cached (see :func:`bwrap_argv`); raises ConfigError for a
+    Node's ``node_modules``), then an empty tmpfs over each ``hidden`` folder inside one of
+    them (:func:`bwrap_argv`). Cached (see :func:`bwrap_argv`); raises ConfigError for a
     missing ``ro_paths`` entry (not cached)."""
     args = base_args(settings, as_root=as_root)
     made = {Path(p) for p in ("/", "/usr", "/etc", "/tmp", "/proc", "/dev")}
@@ -201,4 +210,18 @@ def mount_args(
         for source, destination in node_module_binds(bot_dir):
             if not _covered(destination, binds) and destination not in binds:
                 args += [*parents(destination), "--ro-bind", str(source), str(destination)]
+    for folder in hidden_folders(hidden, binds):
+        args += ["--tmpfs", str(folder)]
     return tuple(args)
+
+
+def hidden_folders(hidden: Iterable[Path], binds: Iterable[Path]) -> list[Path]:
+    """The folders of ``hidden`` (real paths) that lie inside one of ``binds`` and hold none
+    of them: those a bot would otherwise see, and can be covered without hiding its files."""
+    bound = list(binds)
+    found = []
+    for path in hidden:
+        real = Path(os.path.realpath(path))
+        if real.is_dir() and _covered(real, bound) and not any(real == b or real in b.parents for b in bound):
+            found.append(real)
+    return found

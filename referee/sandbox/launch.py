@@ -21,7 +21,7 @@ from referee.sandbox.process import BotProcess, kill_all, register, slot_holder
 from referee.sandbox.settings import KiB, SandboxSettings
 from referee.sandbox.spawner import run_in_spawner
 from referee.sandbox.uids import UidClaim
-from referee.sandbox.workdir import PrivateDir, make_private_dir, reachable_by_others, safe_stem, tmpfs_home
+from referee.sandbox.workdir import PrivateDir, make_private_dir, private_folder, reachable_by_others, safe_stem, tmpfs_home
 
 PATH_INSIDE = "/usr/local/bin:/usr/bin:/bin"
 PROCESSES_AT_ONCE = 8  # bot processes a caller that does not say runs at once (the uid's budget, nproc.py)
@@ -85,7 +85,7 @@ def launch(
         run_dir = Path(os.path.abspath(run_dir))
         stem = safe_stem(name, slot)
         try:
-            run_dir.mkdir(parents=True, exist_ok=True)
+            private_folder(run_dir)
             log = OutputLog(run_dir / f"{stem}.log", settings.output_kb * KiB)
         except OSError as error:
             raise HostError(f"bot {name!r}: cannot write its log in {run_dir}: {error}") from error
@@ -253,6 +253,7 @@ def _start(
             argv = bwrap.bwrap_argv(
                 resolved, bot_dir=bot_dir, private=private, settings=settings, env=env, uid=uid, seccomp_fd=filter_fd,
                 inside=inner,
+                hidden=(log.path.parent, log.path.parent.parent),  # the run folder, and the results' folder
             )  # fmt: skip
         except BaseException:
             if filter_fd is not None:

@@ -53,6 +53,18 @@ def reachable_by_others(path: Path) -> bool:
     return True
 
 
+def private_folder(path: Path) -> None:
+    """Make ``path`` and its missing parents as folders only their owner can open (0700),
+    and close ``path`` to others when it exists and is ours: the league's run folder (bot
+    logs, traces, homes) is not readable by a bot running as another uid (a slot uid under a
+    root referee, docs/sandbox.md). Raises OSError."""
+    missing = [folder for folder in (path, *path.parents) if not folder.exists()]
+    for folder in reversed(missing):
+        folder.mkdir(mode=0o700, exist_ok=True)
+    if path.stat().st_uid == os.geteuid():
+        os.chmod(path, 0o700)
+
+
 @dataclass
 class PrivateDir:
     """The bot's home: a host directory (``host``, with a descriptor ``home_fd`` the referee

@@ -33,6 +33,12 @@ class Fixture:
     game_id: str
     round: int = 0
 
+    @property
+    def deal_key(self) -> tuple[int, tuple[str, ...], int, int]:
+        """What the rotations of this fixture's deal share and no other game does: (round,
+        table, deal, seed). A bot process plays at most one game of a deal (docs/design.md §6)."""
+        return (self.round, self.table, self.deal, self.seed)
+
 
 def deal_hash(*parts: object) -> int:
     """A 64-bit integer from sha256 of the parts joined by ':'."""

@@ -17,8 +17,10 @@ rounds, see :mod:`referee.schedule.movement`.
 
 Table order and each table's base seat order are shuffled deterministically from the
 league seed (sha256, independent of the Python version). Fixtures are ordered deal by
-deal and rotation by rotation, tables interleaved so that neighbouring fixtures (which
-run concurrently) share as few bots as possible. Pure: no I/O, no clock.
+deal, table by table, each table's rotations together: a deal is finished soon after it
+starts (its hands are held back until then, docs/design.md §6), and its rotations often
+run at the same time, each on a bot process of its own. Tables are interleaved so that
+neighbouring tables share as few bots as possible. Pure: no I/O, no clock.
 """
 
 from __future__ import annotations
@@ -82,8 +84,8 @@ def round_robin_fixtures(
     orders = [flat[deal * len(based) : (deal + 1) * len(based)] for deal in range(deals)]
     fixtures: list[Fixture] = []
     for deal in range(deals):
-        for rotation in range(table_size):
-            for number, table in enumerate(orders[deal]):
+        for number, table in enumerate(orders[deal]):
+            for rotation in range(table_size):
                 key = ",".join(sorted(table))
                 deal_seed = deal_hash(seed, key, deal)
                 fixtures.append(

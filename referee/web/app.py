@@ -3,8 +3,10 @@
 Routes follow :mod:`referee.web.render`'s URL scheme, plus ``/events`` (server-sent
 events: ``progress``, ``state`` and ``footer`` every second, ``standings`` when a game was
 stored) and, only with ``--show-logs``, ``/logs/<file>`` (a bot's log from the league's
-run folder). Nothing else on disk is served: the static files come from the package's own
-folder.
+run folder, once every game it played may be shown). Nothing else on disk is served: the
+static files come from the package's own folder. A game held back while its deal has a
+rotation to play (:mod:`referee.web.data`) is answered 404, as is the log of a process that
+played it.
 
 :class:`Audience` knows the open event streams and which of them have been sent the
 league's final progress and standings, so that ``referee run --serve`` stops serving only
@@ -22,12 +24,12 @@ import anyio
 import anyio.to_thread
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import FileResponse, HTMLResponse, PlainTextResponse, RedirectResponse, Response, StreamingResponse
+from starlette.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from referee.errors import StoreError
-from referee.web.data import slug
+from referee.web.data import HeldBack, slug
 from referee.web.render import STATIC, Pages
 
 EVENT_PERIOD_S = 1.0  # how often /events looks for new games and sends the progress
@@ -120,6 +122,8 @@ def make_app(pages: Pages, audience: Audience | None = None) -> Starlette:
                 game_id = ids[game_slug]
                 try:
                     return HTMLResponse(await run(lambda: pages.game(game_id, seat)))
+                except HeldBack:
+                    return _not_found("this game is shown once every rotation of its deal has been played")
                 except (KeyError, StoreError):
                     break
         return _not_found("no such game (or seat) in this league")
@@ -152,7 +156,10 @@ def make_app(pages: Pages, audience: Audience | None = None) -> Starlette:
         path = (root / request.path_params["path"]).resolve()
         if not path.is_relative_to(root) or path.suffix != ".log" or not path.is_file():
             return _not_found("no such log")
-        return FileResponse(path, media_type="text/plain; charset=utf-8")
+        text = await run(lambda: path.read_text(errors="replace"))
+        if not await run(lambda: pages.data.log_shown(text)):
+            return _not_found("this log is shown once every rotation of the deals it played has been played")
+        return PlainTextResponse(text, media_type="text/plain; charset=utf-8")
 
     routes = [
         Route("/", lambda request: RedirectResponse("index.html")),

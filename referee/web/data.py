@@ -4,6 +4,12 @@ per-bot summaries, games.
 :class:`SiteData` reads the store once per new game count (a league that is running adds
 games; the site then rebuilds its snapshot) and is shared by ``referee serve``,
 ``referee run --serve`` and ``referee export --format html``.
+
+A game whose deal has a rotation still to play is *held back*: its hands, seat views and
+record are neither served nor exported, nor its faults' evidence, nor a log of a bot process
+that played it, until every rotation of the deal is stored (a student reading the site could
+otherwise tell a bot the cards of the rotations to come, docs/design.md §6). The standings
+count it at once. ``referee play``'s games (a student's own tests) are never held back.
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ import re
 import threading
 import time
 import tomllib
+from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -23,6 +30,7 @@ from referee.league.runstate import stored_progress
 from referee.results.store import ResultsStore
 from referee.standings.table import Standings, compute_standings
 
+LOG_GAME = re.compile(r"\[referee\] game (\S+): seat \d+")  # the line a bot's log gets for each game it plays
 MIN_REBUILD_S = 1.0  # the live site's standings are at most this much older than the store
 
 
@@ -70,6 +78,25 @@ class Snapshot:
     bots: dict[str, BotSummary]
     games: list[tuple[str, int, tuple[str, ...], tuple[int, ...], int]]  # id, fixture, seats, placements, faults
     rules: str | None
+    held_back: frozenset[str] = frozenset()  # games of deals with a rotation still to play
+    shown: frozenset[str] = frozenset()  # the others: their hands, views, record and fault evidence may be shown
+
+
+class HeldBack(KeyError):
+    """A game of a deal that has a rotation still to play: not shown (see the module doc)."""
+
+
+def held_back(records: Sequence[GameRecord]) -> frozenset[str]:
+    """The ids of ``records`` whose deal (same seed, table and deal number) is not stored in
+    every rotation, one per seat of its table. Pure."""
+    rotations: dict[tuple[int, tuple[str, ...], int], set[int]] = defaultdict(set)
+    for record in records:
+        rotations[(record.seed, record.table, record.deal)].add(record.rotation)
+    return frozenset(
+        record.game_id
+        for record in records
+        if len(rotations[(record.seed, record.table, record.deal)]) < len(record.table or record.seats)
+    )
 
 
 def scheduled_total(config_text: str) -> int | None:
@@ -115,6 +142,7 @@ class SiteData:
         self._legacy_plan: Plan | None = None
         self._bots = tuple(bots) or _config_bots(self._config_text)
         self.move_ms = _config_move_ms(self._config_text)
+        self._own_games = meta.get("fingerprint") == "play"  # `referee play`: a student's own test games, nothing held back
         self._clock = clock
         self._lock = threading.Lock()
         self._snapshot: Snapshot | None = None
@@ -193,12 +221,25 @@ class SiteData:
                 if action.ms is not None:
                     bots[record.seats[action.seat]].decision_ms.append(action.ms)
         standings = compute_standings(records, bots=list(bots))
-        return Snapshot(count=len(games), standings=standings, bots=bots, games=games, rules=rules)
+        closed = frozenset() if self._own_games else held_back(records)
+        shown = frozenset(game_id for game_id, *_ in games) - closed
+        return Snapshot(count=len(games), standings=standings, bots=bots, games=games, rules=rules, held_back=closed, shown=shown)
 
     def may_show(self, record: GameRecord) -> bool:
         """Whether the site may show ``record``'s hands, views and record (the viewer's
-        page): the one place that decides it, for the live site and the export alike."""
-        return True
+        page): the one place that decides it, for the live site and the export alike. Not
+        while its deal has a rotation still to play, nor for a game stored after the
+        snapshot (which knows nothing of its deal yet)."""
+        return self.may_show_game(record.game_id)
+
+    def may_show_game(self, game_id: str) -> bool:
+        """:meth:`may_show` by game id (a fault's evidence, a log's games)."""
+        return self._own_games or game_id in self.snapshot().shown  # a game stored since is not known yet
+
+    def log_shown(self, text: str) -> bool:
+        """Whether a bot's log (``text``) may be shown: every game it names (``[referee]
+        game <id>: seat N``) may be (:meth:`may_show`)."""
+        return all(self.may_show_game(game_id) for game_id in set(LOG_GAME.findall(text)))
 
     def record(self, game_id: str) -> GameRecord:
         return self.store.record(game_id)

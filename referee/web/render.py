@@ -11,7 +11,9 @@ pages work served and opened from disk:
   (:func:`referee.web.viewer.viewer_record`), and ``static/viewer.js`` draws it in the
   browser: with every hand (no address fragment), or as seat N saw it
   (``#seat=N``), at step S (``#seat=N&step=S``, numbered from 1 as shown);
-  ``games/<slug>-seat<N>.html`` (the live site only) opens the view of seat N;
+  ``games/<slug>-seat<N>.html`` (the live site only) opens the view of seat N; no viewer
+  page exists for a game held back while its deal has a rotation to play
+  (:meth:`~referee.web.data.SiteData.may_show`), nor is its faults' evidence shown;
 - ``static/...``: the stylesheet, the viewer's script, and the vendored JavaScript (htmx
   and its SSE extension, only on the live site, for updates without reload).
 
@@ -36,7 +38,7 @@ from referee.checkbot.describe import describe_request, fault_in_words, legal_an
 from referee.game.records import FAULT_KINDS, FaultRecord, GameRecord
 from referee.league.progress import STATE_WORDS, LeagueProgress, clock_text, eta_text, games_text, round_text
 from referee.standings.table import Standings
-from referee.web.data import SiteData, Snapshot, slug
+from referee.web.data import HeldBack, SiteData, Snapshot, slug
 from referee.web.plots import decision_time_svg
 from referee.web.viewer import viewer_record
 
@@ -171,7 +173,7 @@ class Pages:
 
     def games(self) -> str:
         snapshot = self.data.snapshot()
-        return self._page("games.html", "games.html", games=snapshot.games)
+        return self._page("games.html", "games.html", games=snapshot.games, held_back=snapshot.held_back)
 
     def bot_slugs(self) -> dict[str, str]:
         return {slug(name): name for name in self.data.snapshot().bots}
@@ -181,15 +183,18 @@ class Pages:
         snapshot = self.data.snapshot()
         summary = snapshot.bots[name]
         row = snapshot.standings.row(name)
-        stored = self.data.store.faults(name)
-        examples = []
+        every = self.data.store.faults(name)
+        stored = [item for item in every if self.data.may_show_game(item.game_id)]  # not of games held back
+        examples: list[dict[str, Any]] = []
         seen: dict[str, int] = {}
-        for item in stored:
+        for item in every:
             seen[item.fault.kind] = seen.get(item.fault.kind, 0) + 1
         for kind in FAULT_KINDS:
             first = next((item for item in stored if item.fault.kind == kind), None)
             if first is not None:
                 examples.append({**fault_view(first.game_id, first.fault), "count": seen[kind]})
+            elif kind in seen:
+                examples.append({"kind": kind, "count": seen[kind], "game": None})  # every one is in a game held back
         logs = bot_logs(self.logs_dir, name) if self.logs_dir is not None else []
         return self._page(
             "bot.html",
@@ -200,6 +205,8 @@ class Pages:
             faults=examples,
             every_fault=[fault_view(item.game_id, item.fault, evidence=False) for item in stored[:MAX_FAULTS_LISTED]],
             more_faults=max(0, len(stored) - MAX_FAULTS_LISTED),
+            held_faults=len(every) - len(stored),
+            held_back=snapshot.held_back,
             plot=Markup(decision_time_svg(summary.decision_ms, limit_ms=self.data.move_ms)),  # numbers only: no bot text in it
             logs=logs,
         )
@@ -207,13 +214,14 @@ class Pages:
     def game(self, game_id: str, seat: int | None = None, record: GameRecord | None = None) -> str:
         """The viewer page of game ``game_id``, opening the view of ``seat`` (None: every
         hand) when the address names none (``record``: the game's record, when already
-        read). StoreError when there is no such game; KeyError for a seat it does not have,
-        or a game whose record may not be shown yet (:meth:`SiteData.may_show`)."""
+        read). StoreError when there is no such game; KeyError for a seat it does not have;
+        :class:`~referee.web.data.HeldBack` (a KeyError) for a game whose record may not be
+        shown yet (:meth:`SiteData.may_show`)."""
         record = record or self.data.record(game_id)
         if seat is not None and not 0 <= seat < len(record.seats):
             raise KeyError(seat)
         if not self.data.may_show(record):
-            raise KeyError(game_id)
+            raise HeldBack(game_id)
         return self._page(
             "game.html",
             f"games/{slug(game_id)}.html",

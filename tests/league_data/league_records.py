@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from referee.game.records import ActionRecord, FaultRecord, GameRecord
 from referee.game.rules import Rules
@@ -42,3 +43,17 @@ def game_record(
         rounds=[{"trump": "H", "chooser": None}],
         withdrawn=tuple(withdrawn),
     )
+
+
+def rotated(record: GameRecord, game_id: str, *, fixture: int) -> GameRecord:
+    """The deal's next rotation after ``record`` (seats and placements turned by one, no
+    actions or faults): storing every rotation finishes the deal, so the site shows its
+    games (a game is held back while its deal has a rotation to play, docs/design.md §7)."""
+    turn = (record.rotation + 1) % len(record.table)
+    seats = record.table[turn:] + record.table[:turn]
+    placements = tuple(record.placements[record.seats.index(name)] for name in seats)
+    return replace(
+        record, game_id=game_id, fixture=fixture, rotation=turn, seats=seats, placements=placements,
+        actions=[], faults=[], winner=seats.index(record.seats[record.winner]) if record.winner is not None else None,
+        knocked_out_round=tuple(record.knocked_out_round[record.seats.index(name)] for name in seats),
+    )  # fmt: skip

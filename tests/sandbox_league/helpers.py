@@ -36,6 +36,7 @@ FAULT_BOTS = REPO / "tests" / "faults" / "bots"
 BAD, OTHER = "bad", "random"
 LIMITS = "memory_mb = 256\nfile_size_mb = 8\nopen_files = 64\noutput_kb = 16\npids = 32"
 GAMES = 2  # one table of 2, one deal, two rotations
+ROTATIONS = 2  # a bot plays each rotation of a deal on a process of its own (docs/design.md §6)
 
 
 class Staged:
@@ -87,19 +88,21 @@ def write_league(
     startup_ms: int = 30_000,
     mode: str = "bwrap",
     python: str = "python",
+    deals: int = 1,
 ) -> League:
     """A league of ``bad`` (a command: ``python`` and a staged script, then its arguments)
     against the random bot, sandboxed (``mode``) with small limits, both run by ``python``
     (in the rlimits mode the ``rlimits_python`` fixture), generous times where
     time is not what a test is about (other referees may load the machine), the ``league`` fault
-    preset (3 faults in a game forfeit it), ``grace_ms`` 100."""
+    preset (3 faults in a game forfeit it), ``grace_ms`` 100, ``deals`` deals at a table of 2
+    (two rotations each)."""
     results = tmp / "league.sqlite"
     lines = [
         "[league]",
         'name = "sandboxed"',
         "seed = 5",
         "table_size = 2",
-        "deals = 1",
+        f"deals = {deals}",
         "concurrency = 1",
         f'results = "{results}"',
         "[time]",
@@ -162,10 +165,10 @@ def faults_of(record: GameRecord, bot: str = BAD) -> list[FaultRecord]:
     return [fault for fault in record.faults if fault.bot == bot]
 
 
-def assert_league_intact(records: Sequence[GameRecord]) -> None:
-    """Every fixture has a stored record with placements, and the other bot's decisions
-    were all its own, answered, un-faulted."""
-    assert sorted(record.fixture for record in records) == list(range(GAMES)), "every game of the league is stored"
+def assert_league_intact(records: Sequence[GameRecord], games: int = GAMES) -> None:
+    """Every fixture (``games``) has a stored record with placements, and the other bot's
+    decisions were all its own, answered, un-faulted."""
+    assert sorted(record.fixture for record in records) == list(range(games)), "every game of the league is stored"
     for record in records:
         assert sorted(record.placements)[0] == 1 and len(record.placements) == 2, record.placements
         assert not faults_of(record, OTHER), record.faults
@@ -173,17 +176,20 @@ def assert_league_intact(records: Sequence[GameRecord]) -> None:
         assert theirs and all(action.fault is None and action.ms is not None for action in theirs)
 
 
-def assert_sandboxed(league: League, bot: str = BAD, mode: str = "bwrap") -> None:
+def assert_sandboxed(league: League, bot: str = BAD, mode: str = "bwrap", root_referee: bool | None = None) -> None:
     """Every process of ``bot`` ran in ``mode`` (as a slot uid of its own under a root
-    referee, never root), as its log's first line says."""
+    referee, never root), as its log's first line says. ``root_referee``: whether the
+    referee ran as root (default: whether this process does)."""
     logs = league.logs(bot)
     assert logs, f"no log of {bot} in {league.run_dir}"
     for path in logs:
         first = path.read_text(errors="replace").splitlines()[0]
         match = re.search(r"\(mode (\w+), uid (\d+),", first)
         assert match and match.group(1) == mode, first
-        if os.geteuid() == 0:
+        if (os.geteuid() == 0) if root_referee is None else root_referee:
             assert int(match.group(2)) in SLOT_UIDS, first
+        else:
+            assert int(match.group(2)) != 0, first
 
 
 def assert_no_process_left(marker: Path, timeout_s: float = 0.0) -> None:

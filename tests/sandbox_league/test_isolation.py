@@ -17,6 +17,7 @@ import pytest
 from tests.sandbox_league.helpers import (
     BAD,
     OTHER,
+    ROTATIONS,
     League,
     Staged,
     assert_league_intact,
@@ -44,7 +45,7 @@ def snoop_reports(league: League) -> list[dict[str, Any]]:
         assert faults[0].decision == mine(record)[2][0]
         assert "gRPC status INTERNAL: bot raised RuntimeError: SNOOP " in faults[0].detail, faults[0].detail
         reports.append(json.loads(faults[0].detail.split("SNOOP ", 1)[1]))
-    assert len(league.logs()) == 1
+    assert len(league.logs()) == ROTATIONS, "one process per rotation of the deal, none restarted"
     return reports
 
 

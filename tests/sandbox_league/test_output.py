@@ -15,6 +15,7 @@ import pytest
 
 from tests.conftest import REPO
 from tests.sandbox_league.helpers import (
+    GAMES,
     Staged,
     assert_league_intact,
     assert_no_process_left,
@@ -43,19 +44,20 @@ def run_measured(config: Path, tmp: Path) -> tuple[int, int]:
 
 
 def test_row8_a_1_gib_flood_is_capped_and_counted_and_the_referee_stays_small(short_tmp: Path, staged: Staged) -> None:
-    # the flood starts on its 3rd decision of the first game and is over by its 3rd
-    # decision of the second, which waits for it: a long move_ms leaves room for that wait
-    league = write_league(short_tmp, [staged("flood_bot.py")], staged, move_ms=60_000)
+    # the flood starts on its 3rd decision of the first game and is over by its 3rd decision
+    # of that process's next game (a rotation of the second deal), which waits for it: a long
+    # move_ms leaves room for that wait
+    league = write_league(short_tmp, [staged("flood_bot.py")], staged, move_ms=60_000, deals=2)
     status, peak_kib = run_measured(league.config, short_tmp)
     assert status == 0, (short_tmp / "referee.out").read_text()
     records = league.records()
-    assert_league_intact(records)
+    assert_league_intact(records, 2 * GAMES)
     assert_sandboxed(league)
     assert not [fault for record in records for fault in record.faults], "no decision of either bot was disturbed"
     # 1 GiB went through the referee: had it been kept, the peak would be above 1 GiB (wait4 also
     # counts the processes the referee waited for, so leave room for them on a loaded machine)
     assert peak_kib < 512 * 1024, f"the referee peaked at {peak_kib // 1024} MiB while the bot printed 1024 MiB"
-    [log] = league.logs()
+    [log] = [path for path in league.logs() if "game t01-d1-r1:" in path.read_text(errors="replace")]
     assert log.stat().st_size < 2 * KEPT + 16 * 1024, "the log holds the kept bytes and little else"
     text = log.read_bytes().decode(errors="replace")
     assert f"[stdout: {512 * MiB} bytes, {512 * MiB - KEPT} dropped]" in text, text[-500:]

@@ -21,6 +21,8 @@ from referee.results.store import ResultsStore
 from tests.sandbox_league.helpers import (
     BAD,
     FAULT_BOTS,
+    GAMES,
+    ROTATIONS,
     Staged,
     assert_league_intact,
     assert_no_process_left,
@@ -48,7 +50,7 @@ def test_row1_a_bot_that_never_creates_its_socket_is_a_startup_fault_with_its_st
         assert "stderr: no_socket: loading an opening book that never ends" in fault.detail, fault.detail
         assert fault.ms is not None and fault.ms >= 1500, "it had its whole startup_ms"
         assert all(action.ms is None for _, action in mine(record)), "the referee plays its seat"
-    assert len(league.logs()) == 2, "started again for the second game: the first process was killed"
+    assert len(league.logs()) == GAMES, "a process per game (each rotation has its own); the first was killed"
     with ResultsStore.open_existing(league.results) as store:
         screen = io.StringIO()
         print_faults(Console(file=screen, width=300), store.faults(BAD), title="faults")
@@ -61,9 +63,9 @@ def test_rows2_3_a_bot_stuck_in_a_decision_times_out_and_loses_its_slot(short_tm
     """Row 2 spins the CPU, row 3 sleeps: timeouts and fallbacks until it forfeits; it did
     not answer the request after its first timeout, so its process is replaced before its
     next game."""
-    league = write_league(short_tmp, [staged("stuck_bot.py"), how], staged, move_ms=1000)
+    league = write_league(short_tmp, [staged("stuck_bot.py"), how], staged, move_ms=1000, deals=2)
     records, _ = run_in_process(league)
-    assert_league_intact(records)
+    assert_league_intact(records, 2 * GAMES)
     assert_sandboxed(league)
     for record in records:
         decisions = mine(record)
@@ -75,7 +77,7 @@ def test_rows2_3_a_bot_stuck_in_a_decision_times_out_and_loses_its_slot(short_tm
         assert all(action.ms is not None and action.fault is None for _, action in decisions[:2]), "a live process answered first"
         seat = record.seats.index(BAD)
         assert (decisions[4][0], seat) in record.forfeits
-    assert len(league.logs()) == 2, "the stuck process did not keep its slot: a new one played the second game"
+    assert len(league.logs()) == 2 * GAMES, "the stuck process did not keep its slot: a new one played each game"
     assert_no_process_left(staged.dir)
 
 
@@ -99,9 +101,9 @@ def _lowest_legal(record: GameRecord, index: int) -> Play:
 def test_row15_a_late_answer_is_discarded_and_the_process_keeps_its_slot(short_tmp: Path, staged: Staged) -> None:
     """tests/faults/bots/late_bot.py: on its 2nd decision of each game it answers its
     highest card after 1.5 s, meanwhile its lowest card to the next request."""
-    league = write_league(short_tmp, [staged(FAULT_BOTS / "late_bot.py")], staged, move_ms=1000)
+    league = write_league(short_tmp, [staged(FAULT_BOTS / "late_bot.py")], staged, move_ms=1000, deals=2)
     records, _ = run_in_process(league)
-    assert_league_intact(records)
+    assert_league_intact(records, 2 * GAMES)
     assert_sandboxed(league)
     for record in records:
         rerun(record)  # the record replays: no late card was ever applied
@@ -112,5 +114,5 @@ def test_row15_a_late_answer_is_discarded_and_the_process_keeps_its_slot(short_t
         next_index, next_action = decisions[2]
         assert next_action.fault is None and next_action.ms is not None
         assert parse_action(next_action.action) == _lowest_legal(record, next_index), "its own answer to that request"
-    assert len(league.logs()) == 1, "it answered the request after its timeout: one process served the whole league"
+    assert len(league.logs()) == ROTATIONS, "it answered the request after its timeout: a process per rotation served every deal"
     assert_no_process_left(staged.dir)

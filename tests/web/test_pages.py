@@ -11,7 +11,7 @@ from referee.results.store import ResultsStore
 from referee.web.data import SiteData
 from referee.web.export import export_html
 from referee.web.render import Pages
-from tests.league_data.league_records import game_record
+from tests.league_data.league_records import game_record, rotated
 
 EVIL = "<script>alert('x')</script>"
 
@@ -20,8 +20,9 @@ def store_with_games(tmp_path: Path) -> ResultsStore:
     store = ResultsStore.open(tmp_path / "r.sqlite", league="night", fingerprint="f", config_text="", resume=False)
     fault = FaultRecord("illegal", 1, "cheat", 4, f"answered {EVIL}", request="", answer=EVIL, ms=3.0)
     actions = [ActionRecord(seat, "play", "AS", 2.0 + seat) for seat in (0, 1, 1, 0)]
-    store.save_game(game_record("g1", ["good", "cheat"], [1, 2], fixture=0, faults=[fault], actions=actions, league="night"))
-    store.save_game(game_record("g2", ["cheat", "good"], [2, 1], fixture=1, league="night"))
+    first = game_record("g1", ["good", "cheat"], [1, 2], fixture=0, faults=[fault], actions=actions, league="night")
+    store.save_game(first)
+    store.save_game(rotated(first, "g2", fixture=1))  # the deal's other rotation: both games are shown
     return store
 
 
@@ -71,7 +72,9 @@ CRASH = FaultRecord(
 def test_student_pages_say_what_happened_without_grpc_words_or_host_paths(tmp_path: Path) -> None:
     store = ResultsStore.open(tmp_path / "r.sqlite", league="night", fingerprint="f", config_text="", resume=False)
     actions = [ActionRecord(seat, "play_card", "AS", 2.0) for seat in (0, 1, 0, 1)]
-    store.save_game(game_record("g1", ["sleepy", "crashy"], [1, 2], faults=[DEADLINE, CRASH], actions=actions, league="night"))
+    first = game_record("g1", ["sleepy", "crashy"], [1, 2], faults=[DEADLINE, CRASH], actions=actions, league="night")
+    store.save_game(first)
+    store.save_game(rotated(first, "g2", fixture=1))  # the deal's other rotation: g1 is shown
     with store:
         pages = Pages(SiteData(store), live=False)
         for page in (pages.bot("sleepy"), pages.bot("crashy"), pages.game("g1")):

@@ -2,14 +2,16 @@
 
 ``send``: at start, takes an exclusive ``flock`` on the shared ``onthird.py`` (read-only to
 both) and holds it: "the hand has a trump". ``receive``: on its 3rd decision tests that lock
-(``LOCK_SH | LOCK_NB``), tries an ``fcntl`` record lock, an inotify watch and a new user
-namespace, and reports what it got as a ``malformed`` fault: ``CHANNEL <json>``."""
+(``LOCK_SH | LOCK_NB``), tries an ``fcntl`` record lock (also with the high bits of the
+command set), an inotify watch and a new user namespace, and reports what it got as a
+``malformed`` fault: ``CHANNEL <json>``."""
 
 import ctypes
 import errno
 import fcntl
 import json
 import os
+import struct
 import sys
 
 from onthird import serve_misbehaving
@@ -39,11 +41,21 @@ def libc_call(name: str, *args: int) -> None:
         raise OSError(ctypes.get_errno(), name)
 
 
+def high_bits_lock(fd: int) -> None:
+    """F_SETLK with bits above the 32 of fcntl's ``int`` command set: the kernel drops them."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    lock = ctypes.create_string_buffer(struct.pack("hhqqi4x", fcntl.F_RDLCK, 0, 0, 0, 0))
+    if libc.syscall(72, fd, ctypes.c_ulong(fcntl.F_SETLK | 1 << 32), lock) < 0:  # x86_64 fcntl
+        raise OSError(ctypes.get_errno(), "fcntl")
+
+
 def receive(_view: object) -> None:
     fd = os.open(SHARED, os.O_RDONLY)
     seen = {
         "flock": attempt(lambda: fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)),
         "lockf": attempt(lambda: fcntl.lockf(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)),
+        "lock_high_bits": attempt(lambda: high_bits_lock(fd)),
         "inotify": attempt(lambda: libc_call("inotify_init1", 0)),
         "userns": attempt(lambda: libc_call("unshare", CLONE_NEWUSER)),
     }

@@ -1,6 +1,8 @@
-"""Row 8: on its 3rd decision it starts printing 512 MiB to stdout and 512 MiB to stderr
-in a background thread and keeps answering at once; on the 3rd decision of any later game
-it waits for the flood to end first (so the whole GiB is out before the league ends)."""
+"""Row 8: on its 3rd decision of the league's first game (``t01-d1-r1``) it starts printing
+512 MiB to stdout and 512 MiB to stderr in a background thread and keeps answering at once;
+on the 3rd decision of a later game of the same process it waits for the flood to end first
+(so the whole GiB is out before the league ends). The deal's other rotation is another
+process's, which prints nothing."""
 
 import sys
 import threading
@@ -29,10 +31,10 @@ class Flood(Bot):
         count = self.asked[view.game_id] = self.asked.get(view.game_id, 0) + 1
         if count != 3:
             return
-        if self.thread is None:
+        if self.thread is None and view.game_id == "t01-d1-r1":
             self.thread = threading.Thread(target=flood, daemon=True)
             self.thread.start()
-        else:
+        elif self.thread is not None:
             self.thread.join()
 
     def play(self, view: SeatView) -> Card | None:

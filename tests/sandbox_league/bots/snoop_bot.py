@@ -2,7 +2,8 @@
 what it saw through its behaviour: it raises ``RuntimeError("SNOOP <json>")``, which the
 bot kit answers with gRPC status INTERNAL (fault ``malformed``, the message in its detail).
 
-argv: any of ``read PATH`` (the first line of a file outside its directory), ``connect
+argv: any of ``read PATH`` (the first line of a file outside its directory), ``list
+PATH`` (the names in a folder), ``connect
 PORT`` (a TCP connection to 127.0.0.1:PORT), ``proc`` (the processes it can see).
 """
 
@@ -21,10 +22,15 @@ def probe(args: list[str]) -> dict[str, object]:
         what = args.pop(0)
         if what == "read":
             try:
-                with open(args.pop(0)) as handle:
-                    seen["read"] = "READ " + handle.readline().strip()
+                with open(args.pop(0), errors="replace") as handle:
+                    seen["read"] = "READ " + handle.readline(60).strip()
             except OSError as exc:
                 seen["read"] = type(exc).__name__
+        elif what == "list":
+            try:
+                seen["list"] = sorted(os.listdir(args.pop(0)))
+            except OSError as exc:
+                seen["list"] = type(exc).__name__
         elif what == "connect":
             try:
                 with socket.create_connection(("127.0.0.1", int(args.pop(0))), timeout=2) as connection:
