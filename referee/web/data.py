@@ -20,6 +20,7 @@ from referee.game.records import FAULT_KINDS, FaultKind, GameRecord
 from referee.game.rules import Rules
 from referee.results.store import ResultsStore, StoredFault
 from referee.standings.table import Standings, compute_standings
+from referee.standings.verdicts import Sequential
 
 RECENT_GAMES = 20  # finish times the ETA is measured over
 MIN_REBUILD_S = 1.0  # the live site's standings are at most this much older than the store
@@ -216,7 +217,7 @@ class SiteData:
             for action in record.actions:
                 if action.ms is not None:
                     bots[record.seats[action.seat]].decision_ms.append(action.ms)
-        standings = compute_standings(records, bots=list(bots))
+        standings = compute_standings(records, bots=list(bots), sequential=Sequential.from_text(self.store.meta().get("sequential")))
         return Snapshot(count=len(games), standings=standings, bots=bots, games=games, rules=rules)
 
     def first_fault_of_each_kind(self, bot: str) -> list[tuple[FaultKind, int, StoredFault]]:
