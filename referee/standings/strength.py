@@ -24,6 +24,9 @@ strength of the table-mates a bot happened to draw.
 residuals one cluster), with the bias reduction of Bell and McCaffrey ("CR2": each unit's
 residuals scaled by ``(I - H_uu)^(-1/2)``, ``H_uu`` the unit's block of the hat matrix), so a
 bot's variance is that of its unit scores with ``m - 1`` in the denominator, as in a t interval.
+Beside it, the covariance the model gives when every bot's scores are equally spread (the
+residual variance pooled over all bots, ``sigma^2 (X'WX)^+``): the rank sets use it as a
+common yardstick for the gaps (:mod:`referee.standings.uncertainty`).
 
 The fit is a function of the set of units: callers pass them in a canonical order, so the
 floating-point sums are the same for any order of the records.
@@ -38,6 +41,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 EIGEN_FLOOR = 1e-9  # eigenvalues of I - H_uu below this carry no residual: left out of CR2
+NULL_SPACE = 1e-9  # eigenvalues of the normal equations below this (relative) are the sum-zero constraint
 
 
 @dataclass(frozen=True)
@@ -52,13 +56,17 @@ class Unit:
 @dataclass(frozen=True, eq=False)
 class Strengths:
     """The fit: ``bots`` (with games, sorted) index ``estimate`` (adjusted strength, points
-    per game; not clipped) and ``cov`` (its covariance, (points per game)^2); ``units[i]``
-    is bot i's number of units; ``top`` = k - 1, the most points a game of the league's
-    table size gives."""
+    per game; not clipped), ``cov`` (its cluster-robust covariance, (points per game)^2) and
+    ``pooled`` (its covariance were every bot's unit scores equally spread: the residual
+    variance pooled over all bots, estimated with ``df`` degrees of freedom); ``units[i]`` is
+    bot i's number of units; ``top`` = k - 1, the most points a game of the league's table
+    size gives."""
 
     bots: tuple[str, ...]
     estimate: NDArray[np.float64]
     cov: NDArray[np.float64]
+    pooled: NDArray[np.float64]
+    df: int
     units: NDArray[np.int64]
     top: float
 
@@ -98,7 +106,7 @@ def fit_strengths(units: Sequence[Unit]) -> Strengths:
         counts[row[0]] += 1
     top = float(_table_size(sizes) - 1) if sizes else 1.0
     if not columns:
-        return Strengths(tuple(bots), np.full(n, top / 2), np.zeros((n, n)), counts, top)
+        return Strengths(tuple(bots), np.full(n, top / 2), np.zeros((n, n)), np.zeros((n, n)), 0, counts, top)
     X = np.zeros((len(columns), n))
     for r, row in enumerate(columns):
         X[r, row[0]] += 1.0
@@ -106,14 +114,17 @@ def fit_strengths(units: Sequence[Unit]) -> Strengths:
             X[r, mate] -= 1.0 / len(row[1:])
     weights = np.array(w)
     M = X.T @ (weights[:, None] * X)
-    A = np.asarray(np.linalg.pinv(M, hermitian=True), dtype=np.float64)
+    A = np.asarray(np.linalg.pinv(M, rtol=NULL_SPACE, hermitian=True), dtype=np.float64)
     theta = A @ (X.T @ (weights * np.array(z)))
     root_w = np.sqrt(weights)
     Xw = root_w[:, None] * X  # weighted rows
     rw = root_w * (np.array(z) - X @ theta)  # weighted residuals
     meat = _cr2_meat(Xw, rw, A, per_unit)
+    # each unit's residuals sum to 0 (its points are fixed), and n - 1 strengths are fitted
+    df = len(rw) - len(per_unit) - (n - 1)
+    variance = float(rw @ rw) / max(1, df)
     factor = n / (n - 1) if n > 1 else 1.0
-    return Strengths(tuple(bots), top / 2 + factor * theta, factor**2 * (A @ meat @ A), counts, top)
+    return Strengths(tuple(bots), top / 2 + factor * theta, factor**2 * (A @ meat @ A), factor**2 * variance * A, max(0, df), counts, top)
 
 
 def _cr2_meat(Xw: NDArray[np.float64], rw: NDArray[np.float64], A: NDArray[np.float64], per_unit: Sequence[int]) -> NDArray[np.float64]:

@@ -19,20 +19,22 @@ strength with the confidence.
 **Rank sets** (:func:`rank_sets`): confidence sets for the ranks of all bots at once, after
 Mogstad, Romano, Shaikh and Wilhelm, "Inference for ranks" (2024; the R package csranks). For
 every ordered pair (j, k) of bots with enough units, the hypothesis ``s_j <= s_k`` is tested
-with ``T = (s_j - s_k) / se(s_j - s_k)`` (the pair's standard error from the covariance, so
-table-mates' correlated estimates are compared correctly). All pairs are tested together:
-``T`` is compared with the ``confidence`` quantile of the maximum over the pairs still tested of
-``(Z_j - Z_k) / se``, ``Z`` drawn from the normal with the estimates' covariance (2,000 draws; a
-Gaussian multiplier bootstrap over the units, whose draws are exactly these). Rejected
-pairs leave the maximum and the quantile is taken again, until no more are rejected (the
-step-down of Romano and Wolf). Each ``T`` is first read as a normal score through its
-Student t with ``min(m_j, m_k) - 1`` degrees of freedom, as the t interval does: with 10 or
-20 units the estimated spread is itself uncertain. A rejection says "j is stronger than k";
-bot j's rank set is ``[1 + bots established stronger, n - bots established weaker]`` (n the
-bots with games). With probability about ``confidence`` no rejection is wrong, so every
-bot's true rank lies in its set, all at once. Finally each set is widened, never narrowed,
-so that the sets are monotone in the estimate (a bot ranked above another never has a later
-best or worst rank) and exactly tied bots share one set.
+with ``T = (s_j - s_k) / sd(s_j - s_k)``, the yardstick ``sd`` taken from the model's
+covariance with the residual spread pooled over all bots (the same for equally spread
+bots, so the tests, and the sets, follow the estimates' order); ``T`` is read as the normal
+score of its tail under Student t with the pooled spread's degrees of freedom (about 290
+in a lesson of 30 bots and 7 rounds; ``m - 1`` for two bots, a t test). All pairs are tested
+together: ``T`` is compared with the ``confidence`` quantile of the maximum over the pairs
+still tested of ``(Z_j - Z_k) / sd``, ``Z`` drawn from the normal with the estimates'
+cluster-robust covariance (2,000 draws: a Gaussian multiplier bootstrap over the units,
+whose draws are exactly these, so bots whose results spread more than others' are allowed
+for). Rejected pairs leave the maximum and the quantile is taken again, until no more are
+rejected (the step-down of Romano and Wolf). A rejection says "j is stronger than k"; bot
+j's rank set is ``[1 + bots established stronger, n - bots established weaker]`` (n the bots
+with games). With probability about ``confidence`` no rejection is wrong, so every bot's true
+rank lies in its set, all at once. Finally each set is widened, never narrowed, so that the
+sets are monotone in the estimate (a bot ranked above another never has a later best or
+worst rank) and exactly tied bots share one set.
 
 **Sequential test** (:func:`sprt`): a league that looks at its standings after every round
 must not simply test at 95% each time (repeated looks inflate the error). Like fastchess's
@@ -110,28 +112,26 @@ def rank_sets(fit: Strengths, confidence: float = CONFIDENCE) -> list[tuple[int,
     """``(best, worst)`` rank of every bot of ``fit`` (ranks 1..len(fit.bots)), simultaneous
     at ``confidence`` and monotone in the estimate (module doc), in the order of ``fit.bots``."""
     n = len(fit.bots)
-    stronger, weaker = established(fit, confidence)
-    best = [1 + int(count) for count in stronger]
-    worst = [n - int(count) for count in weaker]
-    return _monotone(fit, best, worst)
+    stronger, weaker = [0] * n, [0] * n
+    for above, below in separations(fit, confidence):
+        weaker[above] += 1
+        stronger[below] += 1
+    return _monotone(fit, [1 + count for count in stronger], [n - count for count in weaker])
 
 
-def established(fit: Strengths, confidence: float = CONFIDENCE) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-    """Per bot of ``fit``: how many bots the step-down test establishes as stronger, and as
-    weaker (module doc)."""
+def separations(fit: Strengths, confidence: float = CONFIDENCE) -> list[tuple[int, int]]:
+    """The pairs (stronger, weaker), indexes of ``fit.bots``, that the step-down test
+    establishes (module doc)."""
     n = len(fit.bots)
-    stronger = np.zeros(n, dtype=np.int64)
-    weaker = np.zeros(n, dtype=np.int64)
     tested = [i for i in range(n) if fit.units[i] >= MIN_UNITS]
     if len(tested) < 2:
-        return stronger, weaker
+        return []
     estimate = np.round(fit.estimate, TIE)
     first, second = (np.array(side) for side in zip(*[(a, b) for x, a in enumerate(tested) for b in tested[x + 1 :]], strict=True))
     gap = estimate[first] - estimate[second]
-    se = np.sqrt(np.maximum(fit.cov[first, first] + fit.cov[second, second] - 2 * fit.cov[first, second], 0.0))
-    df = np.minimum(fit.units[first], fit.units[second]) - 1
-    score = _normal_scores(gap, se, df)
-    spread = _draw_gaps(fit.cov, first, second, se)
+    scale = _pair_scale(fit.pooled, first, second)
+    score = _normal_scores(gap, scale, max(1, fit.df))
+    spread = _draw_gaps(fit.cov, first, second, scale)
     up = np.ones(len(gap), dtype=bool)  # "first <= second" still tested (rejected: first is stronger)
     down = np.ones(len(gap), dtype=bool)  # "second <= first" still tested
     while up.any() or down.any():
@@ -145,20 +145,22 @@ def established(fit: Strengths, confidence: float = CONFIDENCE) -> tuple[NDArray
             break
         up &= ~new_up
         down &= ~new_down
-    np.add.at(weaker, first[~up], 1)
-    np.add.at(stronger, second[~up], 1)
-    np.add.at(stronger, first[~down], 1)
-    np.add.at(weaker, second[~down], 1)
-    return stronger, weaker
+    pairs = [(int(a), int(b)) for a, b in zip(first[~up], second[~up], strict=True)]
+    return pairs + [(int(b), int(a)) for a, b in zip(first[~down], second[~down], strict=True)]
 
 
-def _normal_scores(gap: NDArray[np.float64], se: NDArray[np.float64], df: NDArray[np.int64]) -> NDArray[np.float64]:
-    """Each t = gap / se as the normal score of the same tail under Student t(df); a gap with
-    no spread at all is infinitely far (a sign test's case: every unit one way), none is 0."""
+def _normal_scores(gap: NDArray[np.float64], scale: NDArray[np.float64], df: int) -> NDArray[np.float64]:
+    """Each ``T = gap / scale`` as the normal score of the same tail under Student t(df) (the
+    yardstick is estimated); a gap with no spread at all is infinitely far (a sign test's
+    case: every unit one way), no gap is 0."""
     with np.errstate(divide="ignore", invalid="ignore"):
-        t = np.where(se > 0, gap / np.where(se > 0, se, 1.0), np.where(gap == 0, 0.0, np.sign(gap) * np.inf))
-    tail = stats.t.sf(np.abs(t), df)
-    return np.sign(t) * stats.norm.isf(tail)
+        t = np.where(scale > 0, gap / np.where(scale > 0, scale, 1.0), np.where(gap == 0, 0.0, np.sign(gap) * np.inf))
+    return np.asarray(np.sign(t) * stats.norm.isf(stats.t.sf(np.abs(t), df)), dtype=np.float64)
+
+
+def _pair_scale(cov: NDArray[np.float64], first: NDArray[np.int64], second: NDArray[np.int64]) -> NDArray[np.float64]:
+    """The standard deviation of each gap ``first - second`` under ``cov``."""
+    return np.sqrt(np.maximum(cov[first, first] + cov[second, second] - 2 * cov[first, second], 0.0))
 
 
 def _draw_gaps(cov: NDArray[np.float64], first: NDArray[np.int64], second: NDArray[np.int64], se: NDArray[np.float64]) -> NDArray[np.float32]:

@@ -144,9 +144,12 @@ def test_rank_ranges_narrow_with_units() -> None:
         records += [dataclasses.replace(game_record(f"d{deal}-r{r}", seats, order, fixture=deal * 4 + r), seed=deal) for r in range(4)]
     standings = compute_standings(records)
     assert [row.bot for row in standings.rows] == ["a", "b", "d", "c"]  # points per game 2.75, 2.0, 0.75, 0.5
-    assert [row.rank_text for row in standings.rows] == ["1", "2", "3–4", "3–4"]
+    assert [row.rank_text for row in standings.rows] == ["1–2", "1–2", "3–4", "3–4"]
     short = compute_standings([r for r in records if r.seed < 8])
     assert [row.rank_text for row in short.rows] == ["1–2", "1–3", "2–4", "3–4"]
+    again = [dataclasses.replace(r, game_id=f"{r.game_id}x", seed=r.seed + 100, fixture=r.fixture + 1000) for r in records if r.seed < 8]
+    longer = compute_standings(records + again)  # 24 deals: a and b apart too
+    assert [row.rank_text for row in longer.rows] == ["1", "2", "3–4", "3–4"]
 
 
 def test_identical_records_tie_over_thirty_bots() -> None:
