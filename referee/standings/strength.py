@@ -138,11 +138,11 @@ def _cr2_meat(Xw: NDArray[np.float64], rw: NDArray[np.float64], A: NDArray[np.fl
         first = starts[sizes == size]
         index = first[:, None] + np.arange(size)[None, :]  # (units, rows)
         Xu, ru = Xw[index], rw[index]  # (units, rows, n), (units, rows)
-        H = np.einsum("uin,nm,ujm->uij", Xu, A, Xu)
+        H = (Xu @ A) @ Xu.transpose(0, 2, 1)
         values, vectors = np.linalg.eigh(np.eye(size)[None] - H)
         scale = np.where(values > EIGEN_FLOOR, 1 / np.sqrt(np.maximum(values, EIGEN_FLOOR)), 0.0)
-        adjusted = np.einsum("uij,uj,ukj,uk->ui", vectors, scale, vectors, ru)
-        scores = np.einsum("uin,ui->un", Xu, adjusted)
+        adjusted = vectors @ (scale * (vectors.transpose(0, 2, 1) @ ru[:, :, None])[:, :, 0])[:, :, None]
+        scores = (Xu.transpose(0, 2, 1) @ adjusted)[:, :, 0]
         meat += scores.T @ scores
     return meat
 
