@@ -80,7 +80,7 @@ from referee.game.views import Action, ChooseTrump, DecisionKind, Pass, Play, fa
 from referee.schedule.fixture import Fixture, deal_hash  # noqa: E402
 from referee.schedule.movement import movement_rounds  # noqa: E402
 from referee.standings.strength import Unit, fit_strengths  # noqa: E402
-from referee.standings.uncertainty import CONFIDENCE, MARGIN, Verdict, intervals, rank_sets, separations, sprt, sprt_bounds, sprt_llr  # noqa: E402
+from referee.standings.uncertainty import CONFIDENCE, MARGIN, Verdict, intervals, rank_sets, ranking, separations, sprt, sprt_bounds, sprt_llr  # noqa: E402
 from referee.standings.verdicts import Sequential, pair_verdicts  # noqa: E402
 
 B4_GAMES_PER_S = 10.6  # fallback when bench/results.json has no B4 figure (concurrency 4, median)
@@ -383,8 +383,7 @@ def league_stop(league: League, kept: dict[int, Sequential], out: Outcome) -> No
     of :func:`referee.standings.verdicts.pair_verdicts` over the ranking by strength, with
     the decisions of earlier looks kept; stopped when none is OPEN."""
     fit = fit_strengths(league.unit_list())
-    order = sorted(range(len(fit.bots)), key=lambda i: (-round(float(fit.estimate[i]), 9), fit.bots[i]))
-    ranked = [fit.bots[i] for i in order]
+    ranked = [fit.bots[i] for i in ranking(fit)]
     for places in PLACES:
         if places in out.league_stop:
             continue

@@ -83,11 +83,17 @@ class Interval:
     se: float | None = None
 
 
+def estimates(fit: Strengths) -> NDArray[np.float64]:
+    """The strengths as shown and ranked: within [0, k - 1], to :data:`TIE` decimals."""
+    return np.asarray(np.round(np.clip(fit.estimate, 0.0, fit.top), TIE), dtype=np.float64)
+
+
 def intervals(fit: Strengths, confidence: float = CONFIDENCE) -> list[Interval]:
     """The interval of every bot of ``fit`` (module doc), in the order of ``fit.bots``."""
     out = []
+    shown = estimates(fit)
     for i in range(len(fit.bots)):
-        estimate = round(_clip(float(fit.estimate[i]), fit.top), TIE)
+        estimate = float(shown[i])
         units = int(fit.units[i])
         if units < MIN_UNITS:
             out.append(Interval(estimate, None, None, units))
@@ -104,8 +110,9 @@ def _clip(value: float, top: float) -> float:
 
 
 def ranking(fit: Strengths) -> list[int]:
-    """Indexes of ``fit.bots`` by estimate (to :data:`TIE` decimals), strongest first, then by name."""
-    return sorted(range(len(fit.bots)), key=lambda i: (-round(float(fit.estimate[i]), TIE), fit.bots[i]))
+    """Indexes of ``fit.bots`` by :func:`estimates`, strongest first, then by name."""
+    shown = estimates(fit)
+    return sorted(range(len(fit.bots)), key=lambda i: (-float(shown[i]), fit.bots[i]))
 
 
 def rank_sets(fit: Strengths, confidence: float = CONFIDENCE) -> list[tuple[int, int]]:
@@ -126,7 +133,7 @@ def separations(fit: Strengths, confidence: float = CONFIDENCE) -> list[tuple[in
     tested = [i for i in range(n) if fit.units[i] >= MIN_UNITS]
     if len(tested) < 2:
         return []
-    estimate = np.round(fit.estimate, TIE)
+    estimate = estimates(fit)
     first, second = (np.array(side) for side in zip(*[(a, b) for x, a in enumerate(tested) for b in tested[x + 1 :]], strict=True))
     gap = estimate[first] - estimate[second]
     scale = _pair_scale(fit.pooled, first, second)
@@ -174,10 +181,10 @@ def _draw_gaps(cov: NDArray[np.float64], first: NDArray[np.int64], second: NDArr
 
 def _monotone(fit: Strengths, best: list[int], worst: list[int]) -> list[tuple[int, int]]:
     """The sets widened to be monotone along :func:`ranking`, tied bots sharing one set."""
-    order = ranking(fit)
+    shown = estimates(fit)
     groups: list[list[int]] = []
-    for i in order:
-        if groups and round(float(fit.estimate[groups[-1][0]]), TIE) == round(float(fit.estimate[i]), TIE):
+    for i in ranking(fit):
+        if groups and shown[groups[-1][0]] == shown[i]:
             groups[-1].append(i)
         else:
             groups.append([i])
@@ -196,7 +203,8 @@ def _monotone(fit: Strengths, best: list[int], worst: list[int]) -> list[tuple[i
 
 def pair_gap(fit: Strengths, first: int, second: int) -> tuple[float, float]:
     """(gap, standard error of the gap) of the estimates of bots ``first`` and ``second``."""
-    gap = round(float(fit.estimate[first]), TIE) - round(float(fit.estimate[second]), TIE)
+    shown = estimates(fit)
+    gap = float(shown[first] - shown[second])
     var = float(fit.cov[first, first] + fit.cov[second, second] - 2 * fit.cov[first, second])
     return gap, math.sqrt(max(var, 0.0))
 
