@@ -71,14 +71,17 @@ from common import Figure
 sys.path.insert(0, str(common.ROOT / "sample_bots" / "python"))
 
 from heuristic_bot import HeuristicBot  # noqa: E402
+from scipy import stats  # noqa: E402
 from scipy.stats import norm  # noqa: E402
 
 from referee.game.engine import Game  # noqa: E402
 from referee.game.rules import Rules  # noqa: E402
-from referee.game.views import Action, ChooseTrump, DecisionKind, Pass, Play  # noqa: E402
+from referee.game.views import Action, ChooseTrump, DecisionKind, Pass, Play, fallback_action  # noqa: E402
 from referee.schedule.fixture import Fixture, deal_hash  # noqa: E402
 from referee.schedule.movement import movement_rounds  # noqa: E402
-from referee.standings.uncertainty import CONFIDENCE, MARGIN, Interval, Verdict, interval, pairs_of, separated, sprt, top_verdicts  # noqa: E402
+from referee.standings.strength import Unit, fit_strengths  # noqa: E402
+from referee.standings.uncertainty import CONFIDENCE, MARGIN, Verdict, intervals, rank_sets, ranking, separations, sprt, sprt_bounds, sprt_llr  # noqa: E402
+from referee.standings.verdicts import Sequential, pair_verdicts  # noqa: E402
 
 B4_GAMES_PER_S = 10.6  # fallback when bench/results.json has no B4 figure (concurrency 4, median)
 RULES = Rules()
@@ -92,18 +95,38 @@ Z95 = float(norm.ppf(0.975))  # two-sided 95% normal quantile
 class Scenario:
     """30 bots in tiers of the given strengths (tier 0 the strongest); ``margin`` is the
     SPRT's gap in points per game: the smallest true adjacent-tier gap (from a pilot of
-    this script, rounded down), so the test looks for the gap that is there."""
+    this script, rounded down), so the test looks for the gap that is there. ``kinds``
+    names a tier's strategy when it is not the heuristic mix ("lowest": the heuristic's
+    trump, then always the lowest legal card, as the referee's fallback plays;
+    "crash": forfeits every game at its first decision); ``counts`` the bots of each tier
+    (default: bot i in tier i mod tiers)."""
 
     label: str
     strengths: tuple[float, ...]
     margin: float
+    kinds: tuple[str, ...] = ()
+    counts: tuple[int, ...] = ()
+
+    def tier_of(self) -> dict[str, int]:
+        """Bot name -> tier."""
+        levels = len(self.strengths)
+        if not self.counts:
+            return {f"t{i % levels}-{i:02d}": i % levels for i in range(BOTS)}
+        tiers = [tier for tier, count in enumerate(self.counts) for _ in range(count)]
+        return {f"t{tier}-{i:02d}": tier for i, tier in enumerate(tiers)}
 
 
+LESSON_NAMES = ("heuristic", "h90", "h80", "h65", "h40", "random", "lowest", "crasher")
 SCENARIOS = {
     "identical": Scenario("30 identical bots (strength 0.5)", (0.5,), MARGIN),
     "two": Scenario("2 tiers (heuristic / random)", (1.0, 0.0), 0.6),
     "tiers": Scenario("4 tiers (strength 0.9/0.6/0.3/0)", (0.9, 0.6, 0.3, 0.0), 0.15),
     "class": Scenario("class: 4 tiers ~0.1 pts/g apart (strength 0.7/0.55/0.4/0.25)", (0.7, 0.55, 0.4, 0.25), 0.1),
+    "lesson": Scenario(
+        "lesson: 8 strategies (heuristic 1.0/0.9/0.8/0.65/0.4, random, lowest card, a crasher), 30 bots",
+        (1.0, 0.9, 0.8, 0.65, 0.4, 0.0, 0.0, 0.0), MARGIN,
+        kinds=("mix",) * 6 + ("lowest", "crash"), counts=(4, 4, 4, 4, 4, 4, 5, 1),
+    ),
 }
 
 
@@ -118,16 +141,27 @@ def b4_rate() -> tuple[float, str]:
 
 
 class Strategy:
-    """The heuristic bot's choice with probability ``strength``, else a random legal action."""
+    """The heuristic bot's choice with probability ``strength``, else a random legal action;
+    or, by ``kind``, the lowest legal card ("lowest") or a forfeit at the first decision of
+    every game ("crash", as a bot that crashes: placed last)."""
 
-    def __init__(self, strength: float, rng: random.Random) -> None:
+    def __init__(self, strength: float, rng: random.Random, kind: str = "mix") -> None:
         self.strength = strength
         self.rng = rng
+        self.kind = kind
 
     def __call__(self, game: Game, seat: int) -> Action:
         legal = game.legal_actions()
+        if self.kind == "crash":
+            game.forfeit(seat)
+            return legal[0] if len(legal) == 1 else fallback_action(game.view(seat))
         if len(legal) == 1:  # forced: neither the heuristic nor the dice matter
             return legal[0]
+        if self.kind == "lowest":  # the heuristic's trump, then always the lowest legal card
+            view = game.view(seat)
+            if view.decision is DecisionKind.CHOOSE_TRUMP:
+                return ChooseTrump(HEURISTIC.choose_trump(view))
+            return fallback_action(view)
         if self.strength < 1.0 and self.rng.random() >= self.strength:
             return self.rng.choice(legal)
         view = game.view(seat)  # only the heuristic reads a view
@@ -152,18 +186,23 @@ def play(fixture: Fixture, seed: int, strategies: dict[str, Strategy]) -> tuple[
 
 class League:
     """One simulated league of ``scenario``, played round by round; ``units[bot][unit] =
-    [points, games]``, and each bot's per-game points as count, sum, sum of squares."""
+    [points, games]`` (a unit: a deal's rotations at one table), each unit's table in
+    ``tables``, each bot's per-game points as count, sum, sum of squares, and its
+    table-mates, one entry per game (``mates``)."""
 
     def __init__(self, scenario: Scenario, seed: int, fresh: bool = False) -> None:
-        levels = len(scenario.strengths)
-        self.tiers = {f"t{i % levels}-{i:02d}": i % levels for i in range(BOTS)}
+        self.tiers = scenario.tier_of()
+        kinds = scenario.kinds or ("mix",) * len(scenario.strengths)
         self.strategies = {
-            name: Strategy(scenario.strengths[tier], random.Random(deal_hash(seed, "bot", name))) for name, tier in self.tiers.items()
+            name: Strategy(scenario.strengths[tier], random.Random(deal_hash(seed, "bot", name)), kinds[tier]) for name, tier in self.tiers.items()
         }
         self.rounds = movement_rounds(sorted(self.tiers), 4, 1, seed)
         self.fresh = fresh
         self.units: dict[str, dict[object, list[float]]] = {name: {} for name in self.tiers}
+        self.tables: dict[object, tuple[str, ...]] = {}
         self.moments: dict[str, list[float]] = {name: [0, 0.0, 0.0] for name in self.tiers}
+        self.mates: dict[str, list[str]] = {name: [] for name in self.tiers}
+        self.results: list[tuple[tuple[str, ...], tuple[int, ...]]] = []  # (seats, placements) per game
         self.games = 0
         self.played = 0  # rounds
 
@@ -172,6 +211,8 @@ class League:
             seed = deal_hash(fixture.seed, fixture.rotation) if self.fresh else fixture.seed
             unit = (fixture.seed, fixture.rotation) if self.fresh else fixture.seed
             placements = play(fixture, seed, self.strategies)
+            self.tables[unit] = tuple(sorted(fixture.seats))
+            self.results.append((tuple(fixture.seats), placements))
             for seat, bot in enumerate(fixture.seats):
                 mine = placements[seat]
                 points = sum(1.0 if mine < theirs else 0.5 if mine == theirs else 0.0 for other, theirs in enumerate(placements) if other != seat)
@@ -182,20 +223,71 @@ class League:
                 moments[0] += 1
                 moments[1] += points
                 moments[2] += points * points
+                self.mates[bot].extend(other for other in fixture.seats if other != bot)
             self.games += 1
         self.played += 1
 
-    def intervals(self, confidence: float = CONFIDENCE) -> dict[str, Interval]:
+    def raw_intervals(self, confidence: float = CONFIDENCE) -> dict[str, RawInterval]:
+        """Per bot: points per game with the t interval over its units (the method before issue 29)."""
         out = {}
         for bot, units in self.units.items():
             points = sum(p for p, _ in units.values())
             games = sum(n for _, n in units.values())
-            out[bot] = interval(points / games, [p / n for p, n in units.values()], confidence)
+            out[bot] = raw_interval(points / games, [p / n for p, n in units.values()], confidence)
         return out
+
+    def unit_list(self) -> list[Unit]:
+        """The units for :func:`referee.standings.strength.fit_strengths`, in a canonical order."""
+        scores: dict[object, dict[str, tuple[float, int]]] = {}
+        for bot, units in self.units.items():
+            for unit, (points, games) in units.items():
+                scores.setdefault(unit, {})[bot] = (points, int(games))
+        return [Unit(self.tables[unit], scores[unit]) for unit in sorted(scores, key=str)]
 
     def adjacent_pairs(self) -> list[tuple[str, str]]:
         """(stronger, weaker): every bot of tier t with every bot of tier t + 1."""
         return [(a, b) for a, ta in self.tiers.items() for b, tb in self.tiers.items() if tb == ta + 1]
+
+
+@dataclass(frozen=True)
+class RawInterval:
+    """Points per game with its t interval over units, and the standard error (the
+    standings before issue 29; the fixed test and the sequential-stop scenarios use it)."""
+
+    mean: float
+    low: float | None
+    high: float | None
+    units: int
+    sem: float | None = None
+
+
+def raw_interval(points_per_game: float, unit_scores: Sequence[float], confidence: float = CONFIDENCE) -> RawInterval:
+    units = len(unit_scores)
+    if units < 2:
+        return RawInterval(points_per_game, None, None, units)
+    sem = float(stats.sem(unit_scores))
+    half = float(stats.t.ppf(0.5 + confidence / 2, units - 1)) * sem
+    return RawInterval(points_per_game, points_per_game - half, points_per_game + half, units, sem)
+
+
+def pairs_of(bots: int) -> int:
+    return max(1, bots * (bots - 1) // 2)
+
+
+def bonferroni_separated(first: RawInterval, second: RawInterval, pairs: int, confidence: float = CONFIDENCE) -> bool:
+    """Today's method before issue 29: ``first`` above ``second`` when the gap of points per
+    game exceeds the t quantile at ``(1 - confidence) / pairs`` (df: the fewer units - 1)
+    times ``sqrt(se_a^2 + se_b^2)``."""
+    if first.sem is None or second.sem is None:
+        return False
+    q = float(stats.t.ppf(1 - (1 - confidence) / pairs / 2, min(first.units, second.units) - 1))
+    return first.mean - second.mean > q * math.hypot(first.sem, second.sem)
+
+
+def raw_sprt(first: RawInterval, second: RawInterval, margin: float, tests: int) -> Verdict:
+    """:func:`referee.standings.uncertainty.sprt` on two bots' raw intervals (independent bots)."""
+    se = None if first.sem is None or second.sem is None else math.hypot(first.sem, second.sem)
+    return sprt(first.mean - second.mean, se, min(first.units, second.units), margin, tests)
 
 
 @dataclass(frozen=True)
@@ -218,13 +310,30 @@ class Task:
 
 
 @dataclass
+class Snapshot:
+    """The standings of a league after ``Task.snapshot`` rounds: per bot the adjusted strength
+    with its interval (estimate, low, high), its rank set, its raw points per game; the
+    pairs (stronger, weaker) the rank sets' test establishes; the pairs today's method separates ((above, below): raw points per game, Bonferroni t
+    tests); Plackett-Luce log-strengths fitted by choix (the lesson only); and each bot's
+    table-mates, one entry per game (the lesson only)."""
+
+    strength: dict[str, tuple[float, float | None, float | None]]
+    sets: dict[str, tuple[int, int]]
+    raw: dict[str, float]
+    new_pairs: list[tuple[str, str]]
+    old_pairs: list[tuple[str, str]]
+    pl: dict[str, float] = field(default_factory=dict)
+    mates: dict[str, list[str]] = field(default_factory=dict)
+
+
+@dataclass
 class Outcome:
     """What one league measured; rounds are 1-based counts of rounds played."""
 
     seed: int
     games_per_round: int = 0
     rounds: int = 0
-    snapshot: dict[str, Interval] = field(default_factory=dict)
+    snapshot: Snapshot | None = None
     sprt_round: int | None = None  # the sequential stop (all AHEAD, or a LEVEL)
     sprt_ordered: bool = False  # stopped with every adjacent-tier pair AHEAD
     early: tuple[int, bool] | None = None  # a decision before the first look: (round, all AHEAD)
@@ -237,6 +346,56 @@ class Outcome:
     unit_sd: float = 0.0  # mean over bots of the standard deviation of unit scores, last round
 
 
+def snapshot(league: League, lesson: bool) -> Snapshot:
+    """The standings of ``league`` now, by the referee's functions and by today's method."""
+    fit = fit_strengths(league.unit_list())
+    strength = {bot: (i.estimate, i.low, i.high) for bot, i in zip(fit.bots, intervals(fit), strict=True)}
+    sets = dict(zip(fit.bots, rank_sets(fit), strict=True))
+    new = [(fit.bots[a], fit.bots[b]) for a, b in separations(fit)]
+    raw = league.raw_intervals()
+    pairs = pairs_of(len(raw))
+    old = [(a, b) for a in raw for b in raw if a != b and bonferroni_separated(raw[a], raw[b], pairs)]
+    out = Snapshot(strength, sets, {bot: value.mean for bot, value in raw.items()}, new, old)
+    if lesson:
+        out.pl = plackett_luce(league)
+        out.mates = {bot: list(mates) for bot, mates in league.mates.items()}
+    return out
+
+
+def plackett_luce(league: League) -> dict[str, float]:
+    """Plackett-Luce log-strengths from every game's placements (choix's ILSR; ties broken
+    at random, seeded; a small regularisation so a bot that never wins has a finite value)."""
+    import choix
+
+    names = sorted(league.tiers)
+    index = {name: i for i, name in enumerate(names)}
+    rng = random.Random(league.played)
+    rankings: list[tuple[int, ...]] = []
+    for seats, placements in league.results:
+        order = sorted(range(len(seats)), key=lambda seat: (placements[seat], rng.random()))
+        rankings.append(tuple(index[seats[seat]] for seat in order))
+    params = choix.ilsr_rankings(len(names), rankings, alpha=0.01)
+    return {name: float(params[index[name]]) for name in names}
+
+
+def league_stop(league: League, kept: dict[int, Sequential], out: Outcome) -> None:
+    """The league stop as ``referee run`` looks after a round (places 1 and 3): the verdicts
+    of :func:`referee.standings.verdicts.pair_verdicts` over the ranking by strength, with
+    the decisions of earlier looks kept; stopped when none is OPEN."""
+    fit = fit_strengths(league.unit_list())
+    ranked = [fit.bots[i] for i in ranking(fit)]
+    for places in PLACES:
+        if places in out.league_stop:
+            continue
+        sequential = Sequential(separate=places, margin=MARGIN, decided=kept[places].decided, rounds=league.played)
+        verdicts = pair_verdicts(fit, ranked, sequential, league.games)
+        kept[places] = Sequential(separate=places, decided=verdicts.decisions())
+        if all(pair.verdict is not Verdict.OPEN for pair in verdicts.pairs):
+            ahead = [pair for pair in verdicts.pairs if pair.verdict is Verdict.AHEAD]
+            wrong = sum(1 for pair in ahead if league.tiers[pair.first] >= league.tiers[pair.second])
+            out.league_stop[places] = (league.played, len(ahead), wrong)
+
+
 def run_task(task: Task) -> Outcome | None:
     """One league's outcome; None when abandoned at ``task.stop_by``."""
     scenario = SCENARIOS[task.scenario]
@@ -244,21 +403,22 @@ def run_task(task: Task) -> Outcome | None:
     out = Outcome(task.seed)
     pairs = league.adjacent_pairs()
     tiered = len(scenario.strengths) > 1
-    lower, upper = _bounds(len(pairs))
+    lower, upper = sprt_bounds(len(pairs), CONFIDENCE)
     out.upper = upper
+    kept = {places: Sequential(separate=places) for places in PLACES}
     while True:
         if task.stop_by and time.time() > task.stop_by:
             return None
         league.play_round()
         if league.played == task.snapshot:
-            out.snapshot = league.intervals()
+            out.snapshot = snapshot(league, task.scenario == "lesson")
         if not task.stop:
             if league.played >= task.snapshot:
                 break
             continue
-        intervals = league.intervals()
+        raw = league.raw_intervals()
         if tiered and out.sprt_round is None:
-            verdicts = [sprt(intervals[a], intervals[b], scenario.margin, len(pairs)) for a, b in pairs]
+            verdicts = [raw_sprt(raw[a], raw[b], scenario.margin, len(pairs)) for a, b in pairs]
             if Verdict.LEVEL in verdicts or all(v is Verdict.AHEAD for v in verdicts):
                 if league.played >= task.first_look:
                     out.sprt_round = league.played
@@ -266,16 +426,9 @@ def run_task(task: Task) -> Outcome | None:
                 elif out.early is None:
                     out.early = (league.played, Verdict.LEVEL not in verdicts)
         if tiered:
-            out.fixed.append(all(separated(intervals[a], intervals[b], len(pairs)) for a, b in pairs))
-        ranked = sorted(intervals, key=lambda bot: (-intervals[bot].mean, bot))
-        for places in PLACES if task.top_stop else ():
-            if places in out.league_stop:
-                continue
-            verdicts = top_verdicts([intervals[bot] for bot in ranked], places, MARGIN)
-            if Verdict.OPEN not in verdicts:
-                ahead = [i for i, v in enumerate(verdicts) if v is Verdict.AHEAD]
-                wrong = sum(1 for i in ahead if league.tiers[ranked[i]] >= league.tiers[ranked[i + 1]])
-                out.league_stop[places] = (league.played, len(ahead), wrong)
+            out.fixed.append(all(bonferroni_separated(raw[a], raw[b], len(pairs)) for a, b in pairs))
+        if task.top_stop:
+            league_stop(league, kept, out)
         done = (
             league.played >= task.snapshot
             and league.played >= task.until
@@ -284,14 +437,13 @@ def run_task(task: Task) -> Outcome | None:
         )
         if done or league.played >= task.max_rounds:
             if tiered and out.sprt_round is None:
-                llrs = [_llr(intervals[a], intervals[b], scenario.margin) for a, b in pairs]
-                out.min_llr = min(llrs)
+                out.min_llr = min(_llr(raw[a], raw[b], scenario.margin) for a, b in pairs)
             break
-    intervals = league.intervals()
+    raw = league.raw_intervals()
     out.rounds = league.played
     out.games_per_round = league.games // league.played
     levels = len(scenario.strengths)
-    out.tier_means = {t: statistics.fmean(intervals[b].mean for b in league.tiers if league.tiers[b] == t) for t in range(levels)}
+    out.tier_means = {t: statistics.fmean(raw[b].mean for b in league.tiers if league.tiers[b] == t) for t in range(levels)}
     for t in range(levels):
         rows = [league.moments[b] for b in league.tiers if league.tiers[b] == t]
         out.moments[t] = (sum(r[0] for r in rows), sum(r[1] for r in rows), sum(r[2] for r in rows))
@@ -299,16 +451,9 @@ def run_task(task: Task) -> Outcome | None:
     return out
 
 
-def _bounds(tests: int) -> tuple[float, float]:
-    from referee.standings.uncertainty import sprt_bounds
-
-    return sprt_bounds(tests, CONFIDENCE)
-
-
-def _llr(first: Interval, second: Interval, margin: float) -> float:
-    from referee.standings.uncertainty import sprt_llr
-
-    value = sprt_llr(first, second, margin)
+def _llr(first: RawInterval, second: RawInterval, margin: float) -> float:
+    se = None if first.sem is None or second.sem is None else math.hypot(first.sem, second.sem)
+    value = sprt_llr(first.mean - second.mean, se, margin)
     return -math.inf if value is None else value
 
 
@@ -379,6 +524,83 @@ def pooled_sd(outcomes: Iterable[Outcome]) -> float:
     return math.sqrt(squares / (games - correction))
 
 
+def true_ranks(tiers: dict[str, int], values: dict[int, float]) -> dict[str, int]:
+    """Each bot's true rank: 1 + the bots of a truly stronger tier (tied bots share the rank)."""
+    return {bot: 1 + sum(values[other] > values[tier] + 1e-9 for other in tiers.values()) for bot, tier in tiers.items()}
+
+
+def covers(snapshot: Snapshot, tiers: dict[str, int], values: dict[int, float]) -> bool:
+    """Every bot's rank set holds its true rank (all at once)."""
+    ranks = true_ranks(tiers, values)
+    return all(snapshot.sets[bot][0] <= ranks[bot] <= snapshot.sets[bot][1] for bot in tiers)
+
+
+def separated_counts(pairs: Iterable[tuple[str, str]], tiers: dict[str, int], values: dict[int, float]) -> tuple[int, int]:
+    """(pairs in the true order, pairs against it or between equal bots) among ``pairs`` (stronger, weaker)."""
+    right = wrong = 0
+    for above, below in pairs:
+        if values[tiers[above]] > values[tiers[below]] + 1e-9:
+            right += 1
+        else:
+            wrong += 1
+    return right, wrong
+
+
+def pairs_figures(figures: list[Figure], extra: dict[str, object], key: str, label: str, snapshots: Sequence[Snapshot], tiers: dict[str, int], values: dict[int, float]) -> None:
+    """Pairs of truly different bots separated per league: the rank sets' test against today's method."""
+    different = sum(1 for a in tiers for b in tiers if values[tiers[a]] > values[tiers[b]] + 1e-9)
+    new = [separated_counts(s.new_pairs, tiers, values) for s in snapshots]
+    old = [separated_counts(s.old_pairs, tiers, values) for s in snapshots]
+    count = len(snapshots)
+    figures.append(Figure(f"{key}_pairs_new", f"{label}: pairs of truly different bots separated by the rank sets (of {different}; per league, {count} leagues)", "pairs", [float(r) for r, _ in new]))
+    figures.append(Figure(f"{key}_pairs_old", f"{label}: the same pairs separated by today's method (points per game, Bonferroni t tests)", "pairs", [float(r) for r, _ in old]))
+    figures.append(Figure(f"{key}_pairs_ratio", f"{label}: pairs separated, rank sets ÷ today's method (all leagues)", "×", [sum(r for r, _ in new) / max(1, sum(r for r, _ in old))]))
+    extra[f"{key}_wrong_separations"] = f"rank sets: {sum(w for _, w in new)} wrong pairs in {sum(1 for _, w in new if w)} of {count} leagues; today's: {sum(w for _, w in old)} in {sum(1 for _, w in old if w)}"
+
+
+def lesson_figures(figures: list[Figure], extra: dict[str, object], snapshots: Sequence[Snapshot], rounds: int) -> None:
+    """The lesson scenario: true strengths (each strategy's mean points per game over every
+    league, so schedule luck averages out), then per league the schedule luck, Spearman and
+    out-of-tier rates of strength, points per game and Plackett-Luce, rank sets, pairs."""
+    tiers = League(SCENARIOS["lesson"], 0).tiers
+    bots = sorted(tiers)
+    count = len(snapshots)
+    values = {t: statistics.fmean(s.raw[b] for s in snapshots for b in bots if tiers[b] == t) for t in set(tiers.values())}
+    extra["lesson_true_points_per_game"] = {LESSON_NAMES[t]: round(v, 3) for t, v in sorted(values.items())}
+    extra["lesson_games_per_league"] = rounds * 60
+    label = f"lesson, 8 strategies, 30 bots, {rounds} rounds"
+    order = sorted(set(tiers.values()), key=lambda t: -values[t])
+    blocks: dict[int, tuple[int, int]] = {}
+    start = 0
+    for tier in order:
+        size = sum(1 for b in bots if tiers[b] == tier)
+        blocks[tier] = (start, start + size - 1)
+        start += size
+    truth = [values[tiers[b]] for b in bots]
+    spearman: dict[str, list[float]] = {"strength": [], "raw": [], "pl": []}
+    outside: dict[str, list[float]] = {"strength": [], "raw": [], "pl": []}
+    luck = []
+    for s in snapshots:
+        estimates = {"strength": {b: s.strength[b][0] for b in bots}, "raw": s.raw, "pl": s.pl}
+        for key, estimate in estimates.items():
+            spearman[key].append(float(stats.spearmanr([estimate[b] for b in bots], truth).statistic))
+            ranked = sorted(bots, key=lambda b: (-estimate[b], b))
+            outside[key].append(100 * sum(not blocks[tiers[b]][0] <= place <= blocks[tiers[b]][1] for place, b in enumerate(ranked)) / len(bots))
+        mates = [statistics.fmean(values[tiers[mate]] for mate in s.mates[b]) for b in bots]
+        luck.append(max(mates) - min(mates))
+    figures.append(Figure("lesson_luck", f"{label}: schedule luck, spread (max − min) of the bots' mean true strength of table-mates", "pts/g", luck))
+    names = {"strength": "strength (additive model)", "raw": "points per game", "pl": "Plackett–Luce (choix)"}
+    for key in spearman:
+        figures.append(Figure(f"lesson_spearman_{key}", f"{label}: Spearman of {names[key]} with the true strengths ({count} leagues)", "", spearman[key]))
+    gain = [a - b for a, b in zip(spearman["strength"], spearman["raw"], strict=True)]
+    figures.append(Figure("lesson_spearman_gain", f"{label}: Spearman of strength − Spearman of points per game, same league (mean {statistics.fmean(gain):+.4f})", "", gain))
+    figures.append(Figure("lesson_spearman_gain_mean", f"{label}: the same, mean over the leagues", "", [statistics.fmean(gain)]))
+    for key in outside:
+        figures.append(Figure(f"lesson_outside_{key}", f"{label}: bots ranked outside their strategy's places by {names[key]}", "%", outside[key]))
+    figures.append(Figure("sets_lesson", f"{label}: rank sets holding every true rank at once ({count} leagues)", "%", [100 * sum(covers(s, tiers, values) for s in snapshots) / count]))
+    pairs_figures(figures, extra, "lesson", label, snapshots, tiers, values)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=1, help="ignored (one pass: the leagues are the repetitions)")
@@ -393,6 +615,8 @@ def main() -> None:
     parser.add_argument("--error-leagues", type=int, default=None, help="leagues (identical bots, and of the 4-tier ones) for the league stop's error rates (default: --stop-leagues)")
     parser.add_argument("--class-leagues", type=int, default=None, help="leagues of the class scenario (default: --stop-leagues, at most 2)")
     parser.add_argument("--rounds", type=int, default=None, help="rounds of the coverage and efficiency leagues (default 6; 3 with --quick)")
+    parser.add_argument("--lesson-leagues", type=int, default=None, help="leagues of the lesson scenario (default: --leagues)")
+    parser.add_argument("--lesson-rounds", type=int, default=7, help="rounds of the lesson scenario (default 7, the lesson's)")
     parser.add_argument("--max-rounds", type=int, default=None, help="rounds at most in the stop leagues (default 20; 8 with --quick)")
     parser.add_argument("--class-max-rounds", type=int, default=None, help="rounds at most in the class leagues (default: --max-rounds)")
     parser.add_argument("--budget-minutes", type=float, default=None, help="start no league after this many minutes (each group keeps its leagues up to the first not played)")
@@ -406,6 +630,8 @@ def main() -> None:
     stop_leagues = args.stop_leagues or min(leagues, 3)
     error_leagues = args.error_leagues or stop_leagues
     class_leagues = args.class_leagues or min(stop_leagues, 2)
+    lesson_leagues = args.lesson_leagues or leagues
+    lesson_rounds = args.lesson_rounds
     rounds = args.rounds or (3 if args.quick else 6)
     max_rounds = args.max_rounds or (8 if args.quick else 20)
     class_max = args.class_max_rounds or max_rounds
@@ -414,7 +640,7 @@ def main() -> None:
     began = time.perf_counter()
     figures: list[Figure] = []
     extra: dict[str, object] = {
-        "leagues": leagues, "two_leagues": two_leagues, "stop_leagues": stop_leagues, "error_leagues": error_leagues, "class_leagues": class_leagues,
+        "leagues": leagues, "lesson_leagues": lesson_leagues, "lesson_rounds": lesson_rounds, "two_leagues": two_leagues, "stop_leagues": stop_leagues, "error_leagues": error_leagues, "class_leagues": class_leagues,
         "rounds": rounds, "max_rounds": max_rounds, "class_max_rounds": class_max, "error_max_rounds": error_max, "first_look": args.first_look, "workers": args.workers,
         "b4_games_per_s": round(rate, 2), "b4_source": rate_source,
     }
@@ -428,6 +654,7 @@ def main() -> None:
         "identical": [Task("identical", 1000 + i, snapshot=rounds) for i in range(leagues)],
         "tiers": [Task("tiers", 2000 + i, snapshot=rounds) for i in range(leagues)],
         "fresh": [Task("tiers", 2000 + i, fresh=True, snapshot=rounds) for i in range(fresh_leagues)],
+        "lesson": [Task("lesson", 8000 + i, snapshot=lesson_rounds) for i in range(lesson_leagues)],
         "class_stop": [Task("class", 4000 + i, stop=True, max_rounds=class_max, first_look=first) for i in range(class_leagues)],
         "identical_stop": [Task("identical", 5000 + i, stop=True, max_rounds=error_max, top_stop=True) for i in range(error_leagues)],
         "tiers_stop": [
@@ -435,7 +662,7 @@ def main() -> None:
         ],
         "two_stop": [Task("two", 3000 + i, stop=True, max_rounds=max_rounds, first_look=first) for i in range(two_leagues)],
     }
-    order = [(key, i) for i in range(leagues) for key in ("identical", "tiers", "fresh") if i < len(groups[key])]
+    order = [(key, i) for i in range(max(leagues, lesson_leagues)) for key in ("identical", "tiers", "fresh", "lesson") if i < len(groups[key])]
     stop_groups = ("class_stop", "identical_stop", "tiers_stop", "two_stop")
     order += sorted(((key, i) for key in stop_groups for i in range(len(groups[key]))), key=lambda k: (k[1] / len(groups[k[0]]), stop_groups.index(k[0])))
     deadline = None if args.budget_minutes is None else time.monotonic() + 60 * args.budget_minutes
@@ -454,28 +681,34 @@ def main() -> None:
     fresh_leagues = min(len(outcomes["fresh"]), leagues)
     extra["leagues"] = leagues
 
-    # coverage and ties: 30 identical bots, after `rounds` rounds
-    identical = [o.snapshot for o in outcomes["identical"][:leagues]]
-    covered = sum(1 for s in identical for i in s.values() if i.low is not None and i.low <= 1.5 <= (i.high or 0))
-    figures.append(Figure("coverage_identical", f"95% intervals holding the true value, 30 identical bots ({leagues} leagues)", "%", [100 * covered / (BOTS * leagues)]))
-    tied = sum(not any(separated(a, b, pairs_of(BOTS)) for a in s.values() for b in s.values() if a is not b) for s in identical)
-    figures.append(Figure("tied_identical", f"leagues of 30 identical bots shown tied (no pair separated; {leagues} leagues)", "%", [100 * tied / leagues]))
-
-    # coverage with tiers, and efficiency: duplicate vs fresh deals
-    duplicate = [o.snapshot for o in outcomes["tiers"][:leagues]]
-    fresh = [o.snapshot for o in outcomes["fresh"][:fresh_leagues]]
-    duplicate_same = duplicate[:fresh_leagues]  # the same seeds as the fresh ones
+    # 30 identical bots and 4 tiers after `rounds` rounds: intervals, rank sets, pairs separated
     tier_of = League(SCENARIOS["tiers"], 0).tiers
-    truth = {t: statistics.fmean(s[b].mean for s in duplicate + fresh for b in tier_of if tier_of[b] == t) for t in set(tier_of.values())}
-    hits = sum(1 for s in duplicate for b, v in s.items() if v.low is not None and v.low <= truth[tier_of[b]] <= (v.high or 0))
-    figures.append(Figure("coverage_tiers", f"95% intervals holding the tier's mean, 30 bots in 4 tiers ({leagues} leagues)", "%", [100 * hits / (BOTS * leagues)]))
+    duplicate = [o.snapshot for o in outcomes["tiers"][:leagues] if o.snapshot]
+    fresh = [o.snapshot for o in outcomes["fresh"][:fresh_leagues] if o.snapshot]
+    truth = {t: statistics.fmean(s.raw[b] for s in duplicate + fresh for b in tier_of if tier_of[b] == t) for t in set(tier_of.values())}
+    identical = [o.snapshot for o in outcomes["identical"][:leagues] if o.snapshot]
+    for key, snapshots, tiers, values, label in (
+        ("identical", identical, dict.fromkeys(League(SCENARIOS["identical"], 0).tiers, 0), {0: 1.5}, "30 identical bots"),
+        ("tiers", duplicate, tier_of, truth, "30 bots in 4 tiers"),
+    ):
+        count = len(snapshots)
+        held = sum(1 for s in snapshots for b, (_, low, high) in s.strength.items() if low is not None and high is not None and low <= values[tiers[b]] <= high)
+        figures.append(Figure(f"coverage_{key}", f"95% intervals of strength holding the true value, {label} ({count} leagues)", "%", [100 * held / (BOTS * count)]))
+        figures.append(Figure(f"sets_{key}", f"rank sets holding every true rank at once, {label} ({count} leagues)", "%", [100 * sum(covers(s, tiers, values) for s in snapshots) / count]))
+        if key == "tiers":
+            pairs_figures(figures, extra, key, label, snapshots, tiers, values)
     extra["coverage_tier_points_per_game"] = {t: round(v, 3) for t, v in sorted(truth.items())}
     extra["coverage_games_per_league"] = rounds * per_round
-    if fresh_leagues >= 2:
-        def spread(snapshots: list[dict[str, Interval]]) -> float:
-            return statistics.fmean(statistics.variance([s[b].mean for s in snapshots]) for b in tier_of)
+    if fresh_leagues >= 2 and len(fresh) >= 2:
+        def spread(snapshots: list[Snapshot]) -> float:
+            return statistics.fmean(statistics.variance([s.raw[b] for s in snapshots]) for b in tier_of)
 
-        figures.append(Figure("fresh_over_duplicate", f"variance of points per game: fresh deals ÷ duplicate deals (games needed; {fresh_leagues} leagues each)", "×", [spread(fresh) / spread(duplicate_same)]))
+        figures.append(Figure("fresh_over_duplicate", f"variance of points per game: fresh deals ÷ duplicate deals (games needed; {len(fresh)} leagues each)", "×", [spread(fresh) / spread(duplicate[: len(fresh)])]))
+
+    # the lesson: 8 strategies, 30 bots, `lesson_rounds` rounds: schedule luck, strength vs points per game
+    lesson = [o.snapshot for o in outcomes["lesson"] if o.snapshot]
+    if lesson:
+        lesson_figures(figures, extra, lesson, lesson_rounds)
 
     # sequential stop vs fixed budget
     for key in ("two", "tiers", "class"):

@@ -19,7 +19,7 @@ from referee.cli.cluster import open_cluster_runner
 from referee.cli.setup import league_spec, open_results, run_trio, shutdown_guard, store_standings
 from referee.config import load_config
 from referee.errors import BotError
-from referee.league.budget import MovementRounds, movement_line, too_long_warning
+from referee.league.budget import MovementRounds, league_sequential, movement_line, too_long_warning
 from referee.league.preflight import check_bots, no_league, trouble_line
 from referee.league.progress import Plan
 from referee.league.run import LeagueSpec, run_league
@@ -58,6 +58,7 @@ def run(args: argparse.Namespace) -> int:
         check_bots_first(console, spec)
     store = open_results(config, args.results, resume=args.resume, spec=spec)
     already = len(store.finished_game_ids())
+    store.set_meta("sequential", league_sequential(league, store.meta().get("sequential")).to_text())  # the places to decide
     schedule: Sequence[Fixture] | MovementRounds
     if fixtures is None:
         schedule = MovementRounds(league, names, store, partial(store_standings, store, spec), say=lambda line: console.print(f"[bold]{line}[/]"))

@@ -25,7 +25,7 @@ from referee.league.pool import BotEntry
 from referee.league.run import LeagueSpec
 from referee.results.store import ResultsStore
 from referee.standings.table import Standings, compute_standings
-from referee.standings.uncertainty import CONFIDENCE
+from referee.standings.verdicts import Sequential
 
 T = TypeVar("T")
 
@@ -166,11 +166,19 @@ def run_trio(main: Callable[[], Awaitable[T]]) -> T:
     return trio.run(with_sigterm, restrict_keyboard_interrupt_to_checkpoints=True)
 
 
-def store_standings(store: ResultsStore, spec: LeagueSpec, confidence: float = CONFIDENCE) -> Standings:
-    """The standings of every game in ``store``, listing every bot of the league."""
+def store_standings(store: ResultsStore, spec: LeagueSpec, sequential: Sequential | None = None) -> Standings:
+    """The standings of every game in ``store``, listing every bot of the league, with the
+    verdicts ``sequential`` asks for (default: those kept in the store, see
+    :func:`stored_sequential`)."""
     return compute_standings(
         store.records(),
         bots=[bot.name for bot in spec.bots],
         remote={bot.name for bot in spec.bots if bot.remote},
-        confidence=confidence,
+        sequential=stored_sequential(store) if sequential is None else sequential,
     )
+
+
+def stored_sequential(store: ResultsStore) -> Sequential:
+    """The verdict settings and decisions kept in ``store`` (``meta``: ``sequential``; the
+    defaults for a store without them)."""
+    return Sequential.from_text(store.meta().get("sequential"))

@@ -16,6 +16,7 @@ from referee.game.rules import Rules
 from referee.report.standings_table import print_standings
 from referee.results.store import ResultsStore
 from referee.standings.table import compute_standings
+from referee.standings.verdicts import Sequential
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -31,7 +32,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 def run(args: argparse.Namespace) -> int:
     store = ResultsStore.open_existing(args.results)
     records = list(store.records())
-    standings = compute_standings(records)
+    meta = store.meta()
+    standings = compute_standings(records, sequential=Sequential.from_text(meta.get("sequential")))
     if args.format == "json":
         print(json.dumps(standings.to_json(), indent=2))
     elif args.format == "csv":
@@ -40,7 +42,6 @@ def run(args: argparse.Namespace) -> int:
             writer.writerow(row)
     else:
         rules = Rules.from_dict(records[0].rules).summary() if records else None
-        meta = store.meta()
         print_standings(
             make_console(), standings, title=f"Standings — {escape(str(meta.get('league', '')))}", rules_line=f"rules: {rules}" if rules else None,
             head_to_head=True if args.head_to_head else None,

@@ -10,8 +10,14 @@ A movement league (:mod:`referee.schedule.movement`) plays whole rounds:
   round boundary. Round 1 is always played;
 - ``stop = "separated"``: also stop, at a round boundary, once the sequential tests of the
   neighbours #1/#2 ... #separate/#separate+1 in the ranking are all decided
-  (:func:`referee.standings.uncertainty.top_verdicts`, an SPRT at ``margin`` points per game and
+  (:mod:`referee.standings.verdicts`, an SPRT at ``margin`` points per game and
   ``confidence``): each pair either ahead by about the margin, or level (closer than it).
+
+**Looks.** Before every round after the first (whatever ``stop`` is), the standings are
+looked at once: what the sequential tests decide there is kept, with the round, in the
+results store (``meta``: ``sequential``, :class:`referee.standings.verdicts.Sequential`), as is
+why the league stopped; the standings shown anywhere later read it, so each asked place gets
+its verdict line ("decided after 12 rounds") whether or not the league stopped on it.
 
 **Resume.** The rounds started and the seconds played are kept in the results store
 (``meta``: ``rounds_started``, ``seconds_played``; :mod:`referee.league.runstate`). A resumed league first finishes every
@@ -25,7 +31,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from referee.config import LeagueSettings
 from referee.league.progress import Plan, StopReason, clock_text
@@ -34,24 +40,19 @@ from referee.results.store import ResultsStore
 from referee.schedule.fixture import Fixture
 from referee.schedule.movement import RoundShape, movement_rounds, round_shape
 from referee.standings.table import Standings
-from referee.standings.uncertainty import Verdict, top_verdicts
+from referee.standings.uncertainty import Verdict
+from referee.standings.verdicts import Sequential
 
 OPTIMISTIC_GAMES_PER_S = 20.0  # twice the B4 rate on a 2-core machine: "clearly longer" than an hour
 HOUR_S = 3600.0
 
 
-def separation_text(standings: Standings, verdicts: Sequence[Verdict], league: LeagueSettings) -> str:
-    """``"alpha ahead of beta; beta level with gamma (within 0.1 pts/g)"``: the decided
-    neighbours at the top of ``standings`` (``verdicts`` from
-    :func:`referee.standings.uncertainty.top_verdicts`), with the test's confidence."""
-    parts = []
-    for index, verdict in enumerate(verdicts):
-        first, second = standings.rows[index].bot, standings.rows[index + 1].bot
-        if verdict is Verdict.AHEAD:
-            parts.append(f"{first} ahead of {second}")
-        else:
-            parts.append(f"{first} level with {second} (within {league.margin:g} pts/g)")
-    return "; ".join(parts) + f" (sequential test at {league.confidence:.0%})"
+def league_sequential(league: LeagueSettings, stored: str | None = None) -> Sequential:
+    """The verdicts' settings of ``league`` (``separate``, ``margin``, ``confidence``) with
+    the decisions, rounds and stop reason kept in ``stored`` (the store's ``sequential``
+    meta text), if any."""
+    kept = Sequential.from_text(stored)
+    return replace(kept, separate=league.separate, margin=league.margin, confidence=league.confidence)
 
 
 def duration_text(seconds: float) -> str:
@@ -107,14 +108,15 @@ def movement_plan(league: LeagueSettings, shape: RoundShape) -> Plan:
 @dataclass
 class MovementRounds:
     """The rounds of a movement league (implements ``referee.league.run.Rounds``); see the
-    module doc. ``standings(confidence)`` computes the standings of the store at that
-    confidence; ``say`` prints one line (why the league stopped); ``clock`` is in s;
-    ``run`` the league's run (its seconds over every run; made from ``clock`` when not given)."""
+    module doc. ``standings(sequential)`` computes the standings of the store with those
+    verdict settings and kept decisions; ``say`` prints one line (why the league stopped);
+    ``clock`` is in s; ``run`` the league's run (its seconds over every run; made from
+    ``clock`` when not given)."""
 
     league: LeagueSettings
     bot_names: Sequence[str]
     store: ResultsStore
-    standings: Callable[[float], Standings]
+    standings: Callable[[Sequential], Standings]
     say: Callable[[str], None]
     clock: Callable[[], float] = time.monotonic
     on_round: Callable[[int], None] = lambda number: None  # told the number (1-based) of each round it starts
@@ -122,12 +124,14 @@ class MovementRounds:
     shape: RoundShape = field(init=False)
     stopped: str | None = field(init=False, default=None)  # the stop line
     stop_reason: StopReason | None = field(init=False, default=None)
+    sequential: Sequential = field(init=False)
 
     def __post_init__(self) -> None:
         self.shape = round_shape(len(self.bot_names), self.league.table_size)
         if self.run is None:
             self.run = RunClock(self.store, self.plan, clock=self.clock)
         self._started = self.run.rounds_started
+        self.sequential = league_sequential(self.league, self.store.meta().get("sequential"))
         self._next = 0
         self._rounds: Iterator[list[Fixture]] = movement_rounds(self.bot_names, self.league.table_size, self.league.deals, self.league.seed)
 
@@ -182,10 +186,34 @@ class MovementRounds:
 
     def _stop_reason(self, number: int) -> tuple[StopReason, str] | None:
         """Why round ``number`` (0-based, not yet started) should not start, and the line
-        saying so; None when it should."""
+        saying so; None when it should. Looks at the standings first (module doc)."""
         if number == 0:
             return None
+        standings = self._look(number)
         done = number * self.games_per_round
+        budget = self._budget_reason(number, done)
+        if budget is not None:
+            self._keep(replace(self.sequential, stopped=budget[0]))
+            return budget
+        verdicts = standings.verdicts
+        if self.league.stop == "separated" and verdicts.pairs and all(pair.verdict is not Verdict.OPEN for pair in verdicts.pairs):
+            self._keep(replace(self.sequential, stopped="decided"))
+            lines = "; ".join(pair.text() for pair in verdicts.pairs)
+            return "decided", f"decided after {_rounds(number)}, {done:,} games: {lines} (sequential test at {self.league.confidence:.0%})"
+        return None
+
+    def _look(self, number: int) -> Standings:
+        """The standings after ``number`` rounds; keeps (and stores) what their tests decided."""
+        standings = self.standings(replace(self.sequential, rounds=number, stopped=None))
+        self._keep(replace(self.sequential, rounds=number, decided=standings.verdicts.decisions()))
+        return standings
+
+    def _keep(self, sequential: Sequential) -> None:
+        self.sequential = sequential
+        self.store.set_meta("sequential", sequential.to_text())
+
+    def _budget_reason(self, number: int, done: int) -> tuple[StopReason, str] | None:
+        """(why, the line to say) when the budget ends the league before round ``number``."""
         league = self.league
         if league.games is not None and done + self.games_per_round > league.games:
             return "games budget", f"budget reached: {_rounds(number)}, {done:,} games (games = {league.games:,})"
@@ -200,11 +228,6 @@ class MovementRounds:
                         f"round {number + 1} would end at {clock_text(math.ceil(ends))}, past the {clock_text(league.minutes * 60)} budget "
                         f"({rate:.1f} games/s)"
                     )
-        if league.stop == "separated":
-            standings = self.standings(league.confidence)
-            verdicts = top_verdicts([row.interval for row in standings.rows], league.separate, league.margin, league.confidence)
-            if verdicts and Verdict.OPEN not in verdicts:
-                return "decided", f"decided after {_rounds(number)}, {done:,} games: " + separation_text(standings, verdicts, league)
         return None
 
 

@@ -1,4 +1,4 @@
-"""The standings as a rich table (docs/design.md §7), and the head-to-head table."""
+"""The standings as a rich table with its verdict lines (docs/design.md §7), and the head-to-head table."""
 
 from __future__ import annotations
 
@@ -11,47 +11,38 @@ from rich.text import Text
 from referee.game.records import FAULT_KINDS
 from referee.report.fit import fit_columns, footnote
 from referee.standings.table import Standings
+from referee.standings.uncertainty import Interval
 
 HEAD_TO_HEAD_MAX_BOTS = 12  # the terminal shows the head-to-head table up to this many bots
-FAR_MORE = 20  # beyond this many times the games played, #1 and #2 "look equal"
 
 
-def separation_line(standings: Standings) -> str | None:
-    """One line under the table: are #1 and #2 separated, or about how many more games
-    would likely separate them (:func:`referee.standings.uncertainty.games_to_separate`)."""
-    if len(standings.rows) < 2 or standings.games == 0:
-        return None
-    first, second = standings.rows[0], standings.rows[1]
-    level = f"{standings.confidence:.0%}"
-    who = f"#1 {first.bot} from #2 {second.bot}"
-    if standings.more_games == 0:
-        return f"#1 {first.bot} is separated from #2 {second.bot} at {level}."
-    if standings.more_games is not None and standings.more_games > FAR_MORE * standings.games:
-        return f"#1 {first.bot} and #2 {second.bot} look equal: more than {FAR_MORE} times the games played so far would be needed to separate them."
-    if standings.more_games is not None:
-        return f"About {standings.more_games:,} more games would likely separate {who} at {level}."
-    if first.games and second.games and round(first.points_per_game, 9) == round(second.points_per_game, 9):
-        return f"#1 {first.bot} and #2 {second.bot} have equal points per game: more games may never separate them."
-    return f"Too few deals played to estimate how many games would separate {who}."
+def verdict_lines(standings: Standings) -> list[str]:
+    """The lines under the table: a verdict on each pair of places the league asks to
+    decide, then the summary (:mod:`referee.standings.verdicts`); none before any game."""
+    if standings.games == 0:
+        return []
+    return standings.verdicts.lines()
 
 
 # Headers of the columns a narrow terminal drops, first named first (referee.report.fit);
-# the rank, bot, points, points per game and faults never drop. A header that the table
-# does not have is skipped ("rating μ±σ" is the rating's header where it shows sigma).
-DROP_ORDER: tuple[str, ...] = ("ms p50/p95", "rating μ±σ", "win%", "place", "games", "95% interval", "rating", "wins")
+# the rank, bot, strength, points and faults never drop. A header that the table does not
+# have is skipped ("rating μ±σ" is the rating's header where it shows sigma).
+DROP_ORDER: tuple[str, ...] = ("ms p50/p95", "rating μ±σ", "win%", "place", "games", "wins", "pts/g", "95% interval")
 
 
 def standings_table(standings: Standings, *, title: str = "Standings", rules_line: str | None = None) -> RenderableType:
-    """Rank (the rank range when the data allow several ranks, e.g. "1–3"; "2=" when exactly
-    tied), bot, points per game (the ranking key) and its 95%
-    interval, games, win %, mean placement ("place"), points, rating (mu ± sigma),
-    faults by kind, decision times; under it the separation line and the rules line."""
-    notes = [line for line in (separation_line(standings), rules_line) if line]
+    """Rank (the rank set when the data allow several ranks, e.g. "1–3"; "2=" when exactly
+    tied), bot, strength (the ranking key: points per game adjusted for table-mates) and its
+    interval ("—" until the bot has enough units), raw points per game, games, win %, mean
+    placement ("place"), points, rating (mu ± sigma), faults by kind, decision times; under
+    it the verdict lines and the rules line."""
+    notes = [*verdict_lines(standings), *([rules_line] if rules_line else [])]
     table = Table(title=title, title_style="bold", caption="\n".join(notes) or None, caption_justify="left")
     table.add_column("#", justify="right", no_wrap=True)
     table.add_column("bot", style="bold", no_wrap=True)
-    table.add_column("pts/g", justify="right", style="bold cyan")
+    table.add_column("strength", justify="right", style="bold cyan", no_wrap=True)
     table.add_column(f"{standings.confidence:.0%} interval", justify="right", no_wrap=True)
+    table.add_column("pts/g", justify="right", no_wrap=True)
     table.add_column("games", justify="right")
     table.add_column("win%", justify="right")
     table.add_column("place", justify="right")
@@ -68,12 +59,12 @@ def standings_table(standings: Standings, *, title: str = "Standings", rules_lin
             name.append(" (remote)", style="dim")
         faults = ", ".join(f"{kind} {row.faults[kind]}" for kind in FAULT_KINDS if row.faults.get(kind))
         times = "-" if row.median_ms is None else f"{row.median_ms:.1f}/{row.p95_ms:.1f}"
-        low, high = (None, None) if row.interval is None else (row.interval.low, row.interval.high)
         table.add_row(
             _rank_cell(row.rank, row.rank_range, tied[row.rank]),
             name,
+            "-" if row.strength is None else f"{row.strength.estimate:.2f}",
+            interval_text(row.strength),
             f"{row.points_per_game:.2f}" if row.games else "-",
-            "-" if low is None or high is None else f"{low:.2f}–{high:.2f}",
             str(row.games),
             f"{row.win_pct:.1f}",
             f"{row.mean_placement:.2f}" if row.games else "-",
@@ -83,6 +74,15 @@ def standings_table(standings: Standings, *, title: str = "Standings", rules_lin
             times,
         )
     return table
+
+
+def interval_text(strength: Interval | None) -> str:
+    """``"1.42–1.98"``; "—" without enough units for an interval; "-" without games."""
+    if strength is None:
+        return "-"
+    if strength.low is None or strength.high is None:
+        return "—"
+    return f"{strength.low:.2f}–{strength.high:.2f}"
 
 
 def _rank_cell(rank: int, rank_range: tuple[int, int], tied: int) -> str:

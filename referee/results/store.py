@@ -5,6 +5,9 @@ interrupted league loses only the games in progress. Tables:
 
 - ``meta(key, value)``: schema version, league name, config fingerprint, config text,
   created, and ``bot_code``: each bot's code fingerprint (JSON, :mod:`referee.league.botcode`);
+  a movement league's progress (``rounds_started``, ``seconds_played``) and ``sequential``:
+  the places its verdicts decide and what its looks decided (JSON,
+  :class:`referee.standings.verdicts.Sequential`);
 - ``games(game_id PK, fixture, finished_at, record)``: the full :class:`GameRecord` as JSON;
 - ``faults(game_id, seat, bot, kind, decision, detail, request, answer, ms)``: one row per
   fault, for ``referee faults`` queries.

@@ -1,23 +1,31 @@
 """Standings: a pure fold of game records (docs/design.md §7).
 
-Per bot: games, wins, win % (0-100), mean placement, points, an OpenSkill rating (see
-:mod:`referee.standings.ratings`), faults by kind, decision time (median and p95 in ms), and the
-withdrawn and remote flags. **Points**: in each game, 1 for every opponent the bot
-outlasted (a better placement), 1/2 for every opponent placed equal (rules.md R21).
+Per bot: games, wins, win % (0-100), mean placement, points, points per game, an OpenSkill
+rating (see :mod:`referee.standings.ratings`), faults by kind, decision time (median and p95
+in ms), and the withdrawn and remote flags. **Points**: in each game, 1 for every opponent
+the bot outlasted (a better placement), 1/2 for every opponent placed equal (rules.md R21).
 
-**Ranking key: points per game** (points / games, rounded to 9 decimals so float noise
-never decides), descending; the one key, whatever the format, also in the live table
-while bots have played different numbers of games. Bots with exactly equal points per
-game share a rank (``rank`` is 1 + the number of bots strictly ahead) and are listed by
-name; bots without games come last. Each row also has its 95% interval of points per game
-over independent units and its **rank range** (:mod:`referee.standings.uncertainty`): ``1–3`` when
-the data cannot tell it from the bots around it (pairwise tests, corrected for the number
-of pairs, so equal bots are shown as tied). The OpenSkill rating is shown with
-its uncertainty (mu ± sigma) but does not rank.
+**Ranking key: strength**, points per game adjusted for table-mates
+(:mod:`referee.standings.strength`: what the bot would score against the rest of the field
+met equally often; in a balanced round-robin it equals the points per game), rounded to 9
+decimals so float noise never decides, descending; the one key, whatever the format, also in
+the live table. Bots with exactly equal strength share a rank (``rank`` is 1 + the number of
+bots strictly ahead) and are listed by name; bots without games come last. Each row has its
+strength's 95% interval and its **rank range**, a confidence set for its rank simultaneous
+over the whole table (:mod:`referee.standings.uncertainty`): ``1–3`` when the data cannot
+tell it from the bots around it. Under the table, :mod:`referee.standings.verdicts` gives a
+verdict for each place the league asks to decide. The OpenSkill rating is shown with its
+uncertainty (mu ± sigma) but does not rank.
 
-The standings are a function of the *set* of records: records are de-duplicated by
-game id and sorted by (fixture, game id) before anything is summed or rated, so an
-interrupted and resumed league gives the same standings as an uninterrupted one.
+The standings are a function of the *set* of records (and of what the league's looks
+decided): records are de-duplicated by game id and sorted by (fixture, game id) before
+anything is summed, fitted or rated, so an interrupted and resumed league gives the same
+standings as an uninterrupted one.
+
+Cheap and expensive parts are separate: :func:`tally` folds games into per-bot tallies and
+units; :func:`referee.standings.strength.fit_strengths`,
+:func:`referee.standings.uncertainty.rank_sets` and
+:func:`referee.standings.verdicts.pair_verdicts` read the units.
 """
 
 from __future__ import annotations
@@ -31,19 +39,22 @@ from typing import Any
 
 from referee.game.records import FAULT_KINDS, FaultKind, GameRecord
 from referee.standings.ratings import rate_games
-from referee.standings.uncertainty import CONFIDENCE, Interval, games_to_separate, interval, pairs_of, rank_ranges
+from referee.standings.strength import Unit, fit_strengths
+from referee.standings.uncertainty import CONFIDENCE, TIE, Interval, intervals, rank_sets
+from referee.standings.verdicts import Sequential, Verdicts, pair_verdicts
 
 CSV_HEADER: tuple[str, ...] = (
-    "rank", "rank_best", "rank_worst", "bot", "games", "wins", "win_pct", "mean_placement", "points", "points_per_game",
-    "ppg_low", "ppg_high", "units",
-    "mu", "sigma", "ordinal", *(f"faults_{kind}" for kind in FAULT_KINDS), "median_ms", "p95_ms", "withdrawn", "remote",
+    "rank", "rank_best", "rank_worst", "bot", "strength", "strength_low", "strength_high", "units", "points_per_game",
+    "games", "wins", "win_pct", "mean_placement", "points",
+    "mu", "sigma", "ordinal", *(f"faults_{kind}" for kind in FAULT_KINDS), "median_ms", "p95_ms", "withdrawn", "remote", "verdict",
 )  # fmt: skip
 
 
 @dataclass(frozen=True)
 class StandingsRow:
     """One bot's line. ``faults`` maps every kind of ``FAULT_KINDS`` to a count;
-    ``median_ms``/``p95_ms`` are None when the bot answered no decision."""
+    ``median_ms``/``p95_ms`` are None when the bot answered no decision; ``strength`` is its
+    adjusted strength with its interval (None without games)."""
 
     rank: int
     bot: str
@@ -60,8 +71,8 @@ class StandingsRow:
     p95_ms: float | None
     withdrawn: bool = False
     remote: bool = False
-    rank_range: tuple[int, int] = (0, 0)  # (best, worst) rank the intervals allow
-    interval: Interval | None = None  # points per game with its interval; None without games
+    rank_range: tuple[int, int] = (0, 0)  # (best, worst) rank of the simultaneous rank set
+    strength: Interval | None = None
 
     @property
     def points_per_game(self) -> float:
@@ -69,7 +80,7 @@ class StandingsRow:
 
     @property
     def rank_text(self) -> str:
-        """``"3"``, or ``"1–3"`` when the intervals allow ranks 1 to 3."""
+        """``"3"``, or ``"1–3"`` when the rank set holds ranks 1 to 3."""
         best, worst = self.rank_range
         return str(best) if best == worst else f"{best}–{worst}"
 
@@ -78,36 +89,39 @@ class StandingsRow:
         return sum(self.faults.values())
 
     def to_json(self) -> dict[str, Any]:
+        strength = self.strength
         return {
             "rank": self.rank,
             "rank_range": list(self.rank_range),
             "bot": self.bot,
+            "strength": None if strength is None else {
+                "estimate": strength.estimate, "interval": None if strength.low is None else [strength.low, strength.high], "units": strength.units,
+            },
+            "points_per_game": self.points_per_game,
             "games": self.games,
             "wins": self.wins,
             "win_pct": self.win_pct,
             "mean_placement": self.mean_placement,
             "points": self.points,
-            "points_per_game": self.points_per_game,
-            "points_per_game_interval": None if self.interval is None or self.interval.low is None else [self.interval.low, self.interval.high],
-            "units": 0 if self.interval is None else self.interval.units,
             "rating": {"mu": self.mu, "sigma": self.sigma, "ordinal": self.ordinal},
             "faults": dict(self.faults),
             "decision_ms": {"median": self.median_ms, "p95": self.p95_ms},
             "withdrawn": self.withdrawn,
             "remote": self.remote,
-        }
+        }  # fmt: skip
 
-    def csv_row(self) -> list[str]:
-        numbers = [self.win_pct, self.mean_placement, self.points, self.points_per_game]
+    def csv_row(self, verdict: str = "") -> list[str]:
+        strength = self.strength
+        values = (None, None, None) if strength is None else (strength.estimate, strength.low, strength.high)
+        numbers = [self.win_pct, self.mean_placement, self.points]
         rating = [self.mu, self.sigma, self.ordinal]
         times = ["" if value is None else f"{value:.3f}" for value in (self.median_ms, self.p95_ms)]
-        low, high = (None, None) if self.interval is None else (self.interval.low, self.interval.high)
-        bounds = ["" if value is None else _number(value) for value in (low, high)]
-        units = str(0 if self.interval is None else self.interval.units)
         return [
-            str(self.rank), *(str(value) for value in self.rank_range), self.bot, str(self.games), str(self.wins),
-            *(_number(value) for value in numbers), *bounds, units, *(_number(value) for value in rating),
-            *(str(self.faults[kind]) for kind in FAULT_KINDS), *times, str(self.withdrawn).lower(), str(self.remote).lower(),
+            str(self.rank), *(str(value) for value in self.rank_range), self.bot,
+            *("" if value is None else _number(value) for value in values), str(0 if strength is None else strength.units),
+            _number(self.points_per_game) if self.games else "", str(self.games), str(self.wins),
+            *(_number(value) for value in numbers), *(_number(value) for value in rating),
+            *(str(self.faults[kind]) for kind in FAULT_KINDS), *times, str(self.withdrawn).lower(), str(self.remote).lower(), verdict,
         ]  # fmt: skip
 
 
@@ -117,17 +131,15 @@ def _number(value: float) -> str:
 
 @dataclass(frozen=True)
 class Standings:
-    """Rows sorted by rank, the number of games, and the head-to-head table
-    (``head_to_head[(a, b)] = (times a outlasted b, ties half; games they met)``).
-
-    ``more_games`` estimates how many more games would likely separate #1 from #2 at
-    ``confidence`` (:func:`referee.standings.uncertainty.games_to_separate`: 0 when already
-    separated, None when it cannot be estimated or there are fewer than 2 bots)."""
+    """Rows sorted by rank, the number of games, the head-to-head table
+    (``head_to_head[(a, b)] = (times a outlasted b, ties half; games they met)``), the
+    verdicts on the places the league asks to decide, and the ``confidence`` of the
+    intervals and rank sets."""
 
     rows: tuple[StandingsRow, ...]
     games: int
     head_to_head: dict[tuple[str, str], tuple[float, int]] = field(default_factory=dict)
-    more_games: int | None = None
+    verdicts: Verdicts = field(default_factory=Verdicts)
     confidence: float = CONFIDENCE
 
     def row(self, bot: str) -> StandingsRow:
@@ -138,14 +150,15 @@ class Standings:
         raise KeyError(bot)
 
     def to_json(self) -> dict[str, Any]:
-        """JSON-able: ``{"games", "ranking", "confidence", "more_games_to_separate_top_two",
-        "rows": [...], "head_to_head": [{"bot", "opponent", "outlasted", "met"}]}``."""
+        """JSON-able: ``{"games", "ranking", "confidence", "rows": [...], "verdicts": [...],
+        "summary", "head_to_head": [{"bot", "opponent", "outlasted", "met"}]}``."""
         return {
             "games": self.games,
-            "ranking": "points_per_game",
+            "ranking": "strength",
             "confidence": self.confidence,
-            "more_games_to_separate_top_two": self.more_games,
             "rows": [row.to_json() for row in self.rows],
+            "verdicts": [pair.to_json() for pair in self.verdicts.pairs],
+            "summary": self.verdicts.summary,
             "head_to_head": [
                 {"bot": a, "opponent": b, "outlasted": outlasted, "met": met}
                 for (a, b), (outlasted, met) in sorted(self.head_to_head.items())
@@ -153,8 +166,10 @@ class Standings:
         }
 
     def csv_rows(self) -> list[list[str]]:
-        """The header (:data:`CSV_HEADER`) then one row per bot, all text."""
-        return [list(CSV_HEADER), *(row.csv_row() for row in self.rows)]
+        """The header (:data:`CSV_HEADER`) then one row per bot, all text; ``verdict`` holds
+        the verdict line on the row's bot and the next one where the league asks it."""
+        lines = {pair.first: pair.text() for pair in self.verdicts.pairs}
+        return [list(CSV_HEADER), *(row.csv_row(lines.get(row.bot, "")) for row in self.rows)]
 
     def head_to_head_csv_rows(self) -> list[list[str]]:
         """``bot, opponent, outlasted, met, share``: one row per ordered pair that met
@@ -255,7 +270,46 @@ class _Tally:
     faults: dict[FaultKind, int] = field(default_factory=lambda: dict.fromkeys(FAULT_KINDS, 0))
     times: array[float] = field(default_factory=lambda: array("d"))
     withdrawn: bool = False
-    units: dict[tuple[int, tuple[str, ...]], list[float]] = field(default_factory=dict)  # unit -> [points, games]
+
+
+@dataclass
+class Tallies:
+    """What the cheap fold of :func:`tally` keeps: per bot its tallies, per unit (a deal's
+    rotations at one table: (deal seed, the table's bots sorted)) each bot's [points, games]."""
+
+    bots: dict[str, _Tally] = field(default_factory=dict)
+    units: dict[tuple[int, tuple[str, ...]], dict[str, list[float]]] = field(default_factory=dict)
+    games: int = 0
+
+    def unit_list(self) -> list[Unit]:
+        """The units in a canonical order (by key), for :func:`fit_strengths`."""
+        return [Unit(key[1], {bot: (score[0], int(score[1])) for bot, score in scores.items()}) for key, scores in sorted(self.units.items())]
+
+
+def tally(games: Iterable[_Played], bots: Sequence[str] = ()) -> Tallies:
+    """Fold ``games`` (in canonical order) into :class:`Tallies`; ``bots`` listed even
+    without games."""
+    tallies = Tallies({name: _Tally() for name in bots})
+    for record in games:
+        tallies.games += 1
+        unit = tallies.units.setdefault(record.unit, {})
+        for seat, bot in enumerate(record.seats):
+            mine = tallies.bots.setdefault(bot, _Tally())
+            mine.games += 1
+            mine.wins += record.winner == seat
+            mine.placements += record.placements[seat]
+            points = sum(_outlasted(record.placements[seat], theirs) for other, theirs in enumerate(record.placements) if other != seat)
+            mine.points += points
+            score = unit.setdefault(bot, [0.0, 0])
+            score[0] += points
+            score[1] += 1
+            if seat < len(record.withdrawn) and record.withdrawn[seat]:
+                mine.withdrawn = True
+        for bot, kind in record.faults:
+            tallies.bots.setdefault(bot, _Tally()).faults[kind] += 1
+        for seat, ms in zip(record.time_seats, record.times):
+            tallies.bots[record.seats[seat]].times.append(ms)
+    return tallies
 
 
 def compute_standings(
@@ -264,73 +318,52 @@ def compute_standings(
     remote: Collection[str] = (),
     withdrawn: Collection[str] = (),
     confidence: float = CONFIDENCE,
+    sequential: Sequential | None = None,
 ) -> Standings:
     """Standings of ``records`` (see the module doc for points and ranking).
 
     ``bots`` lists bots to show even without games (every bot seen in a record is shown
     too); ``remote`` names bots given by address; ``withdrawn`` names bots the league
     withdrew (a bot is also withdrawn when a record marks its seat withdrawn);
-    ``confidence`` is that of the intervals and rank ranges (0.95 by default).
+    ``confidence`` is that of the intervals and rank sets (0.95 by default);
+    ``sequential`` the places to decide and what the league's looks decided (default: #1
+    and #2, nothing kept).
     """
     games = _canonical_games(records)
-    tallies: dict[str, _Tally] = {name: _Tally() for name in bots or ()}
-    for record in games:
-        for seat, bot in enumerate(record.seats):
-            tally = tallies.setdefault(bot, _Tally())
-            tally.games += 1
-            tally.wins += record.winner == seat
-            tally.placements += record.placements[seat]
-            points = sum(_outlasted(record.placements[seat], theirs) for other, theirs in enumerate(record.placements) if other != seat)
-            tally.points += points
-            unit = tally.units.setdefault(record.unit, [0.0, 0])
-            unit[0] += points
-            unit[1] += 1
-            if seat < len(record.withdrawn) and record.withdrawn[seat]:
-                tally.withdrawn = True
-        for bot, kind in record.faults:
-            tallies.setdefault(bot, _Tally()).faults[kind] += 1
-        for seat, ms in zip(record.time_seats, record.times):
-            tallies[record.seats[seat]].times.append(ms)
-    ratings = rate_games(((record.seats, record.placements) for record in games), bots=tallies)
-    rows = [
-        StandingsRow(
-            rank=0,
-            bot=name,
-            games=tally.games,
-            wins=tally.wins,
-            win_pct=100.0 * tally.wins / tally.games if tally.games else 0.0,
-            mean_placement=tally.placements / tally.games if tally.games else 0.0,
-            points=tally.points,
-            mu=ratings[name].mu,
-            sigma=ratings[name].sigma,
-            ordinal=ratings[name].ordinal,
-            faults=tally.faults,
-            median_ms=statistics.median(tally.times) if tally.times else None,
-            p95_ms=p95(tally.times) if tally.times else None,
-            withdrawn=tally.withdrawn or name in withdrawn,
-            remote=name in remote,
-        )
-        for name, tally in tallies.items()
-    ]
-    intervals = {
-        name: interval(tally.points / tally.games, [points / count for points, count in tally.units.values()], confidence)
-        if tally.games
-        else None
-        for name, tally in tallies.items()
-    }
-    ranges = rank_ranges(intervals, confidence)
+    tallies = tally(games, bots or ())
+    fit = fit_strengths(tallies.unit_list())
+    ratings = rate_games(((record.seats, record.placements) for record in games), bots=tallies.bots)
+    rows = [_row(name, mine, ratings[name], name in remote, name in withdrawn) for name, mine in tallies.bots.items()]
+    strengths = dict(zip(fit.bots, intervals(fit, confidence), strict=True))
+    played = len(fit.bots)
+    ranges = dict(zip(fit.bots, rank_sets(fit, confidence), strict=True))
+    rows = [replace(row, strength=strengths.get(row.bot), rank_range=ranges.get(row.bot, (played + 1, len(tallies.bots)))) for row in rows]
     rows.sort(key=_ranking_key)
-    ranked = tuple(
-        replace(row, rank=1 + sum(_ranking_key(other)[:2] < _ranking_key(row)[:2] for other in rows), rank_range=ranges[row.bot], interval=intervals[row.bot])
-        for row in rows
+    ranked = tuple(replace(row, rank=1 + sum(_ranking_key(other)[:2] < _ranking_key(row)[:2] for other in rows)) for row in rows)
+    verdicts = pair_verdicts(fit, [row.bot for row in ranked], sequential or Sequential(), len(games))
+    return Standings(rows=ranked, games=len(games), head_to_head=_head_to_head(games), verdicts=verdicts, confidence=confidence)
+
+
+def _row(name: str, mine: _Tally, rating: Any, remote: bool, withdrawn: bool) -> StandingsRow:
+    return StandingsRow(
+        rank=0,
+        bot=name,
+        games=mine.games,
+        wins=mine.wins,
+        win_pct=100.0 * mine.wins / mine.games if mine.games else 0.0,
+        mean_placement=mine.placements / mine.games if mine.games else 0.0,
+        points=mine.points,
+        mu=rating.mu,
+        sigma=rating.sigma,
+        ordinal=rating.ordinal,
+        faults=mine.faults,
+        median_ms=statistics.median(mine.times) if mine.times else None,
+        p95_ms=p95(mine.times) if mine.times else None,
+        withdrawn=mine.withdrawn or withdrawn,
+        remote=remote,
     )
-    more = None
-    if len(ranked) >= 2 and ranked[0].interval is not None and ranked[1].interval is not None:
-        played = sum(row.games > 0 for row in ranked)
-        more = games_to_separate(ranked[0].interval, ranked[1].interval, len(games), pairs_of(played), confidence)
-    return Standings(rows=ranked, games=len(games), head_to_head=_head_to_head(games), more_games=more, confidence=confidence)
 
 
 def _ranking_key(row: StandingsRow) -> tuple[bool, float, str]:
-    """(no games, -points per game to 9 decimals, name): the ranking of the module doc."""
-    return (row.games == 0, -round(row.points_per_game, 9), row.bot)
+    """(no strength, -strength to 9 decimals, name): the ranking of the module doc."""
+    return (row.strength is None, -round(row.strength.estimate, TIE) if row.strength else 0.0, row.bot)

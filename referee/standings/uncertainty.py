@@ -1,144 +1,216 @@
-"""How sure the standings are: intervals, rank ranges, separation (docs/design.md §7).
+"""How sure the standings are: intervals, simultaneous rank sets, the sequential test
+(docs/design.md §7). Pure: no I/O, no clock (the bootstrap's generator has a fixed seed).
 
-**Independent units.** A deal at a table is replayed in every rotation of its seats; those
-games share their cards and their opponents, so they are one unit, not k independent
-games. A bot's score in a unit is its mean points per game over the unit's games (the
-points of :mod:`referee.standings.table`: 1 per opponent outlasted, 1/2 per tie). Units of
-different deals or tables are taken as independent.
+Everything here reads a fit of :mod:`referee.standings.strength`: each bot's adjusted
+strength ``s`` (points per game against the rest of the field), the covariance of the ``s``
+(cluster-robust over the independent units: a deal's rotations at one table), and each
+bot's number of units ``m``.
 
-**Interval.** The bot's points per game ``p`` (its points / its games) with the Student t
-interval of a mean over its units: ``p ± t(confidence, m - 1) * s / sqrt(m)``, ``s`` the
-standard deviation of its ``m`` unit scores (scipy.stats.t). Undefined (None) with fewer
-than 2 units.
+**Too few units.** With fewer than :data:`MIN_UNITS` units a bot has no interval ("—") and
+is separated from no bot: with 2 or 3 units the spread of its unit scores can come out 0,
+and any test would then claim a difference on noise. Six is the fewest with which even a
+bot that won every unit could be told from an equal one at 95% by a sign test
+(``2 * (1/2)**6 = 3%``).
 
-**Separation and rank ranges.** Bot a is *separated* above bot b when the gap of their
-points per game exceeds ``q * sqrt(se_a^2 + se_b^2)`` (``se`` the standard error, s /
-sqrt(m)), with ``q`` the t quantile (df: the smaller unit count - 1) at the two-sided
-level ``alpha / P``, ``alpha = 1 - confidence`` and P the number of pairs of bots
-(Bonferroni): with bots that are all equal, the chance that the table separates any two of
-them is at most alpha. A bot's rank range runs from 1 + the number of bots separated above
-it to the number of bots minus those separated below it: ``1–3`` means "could be
-anywhere from 1st to 3rd". A bot with fewer than 2 units is separated from none.
+**Interval** of a bot's strength: ``s ± t(confidence, m - 1) * se`` (scipy.stats.t), cut to
+the points a game can give, ``[0, k - 1]``. Pointwise: each interval holds its bot's true
+strength with the confidence.
 
-:func:`games_to_separate` estimates how many more games would separate #1 from #2 if the
-gap and the spread of unit scores stay as they are (standard errors shrink as
-``1 / sqrt(units)``).
+**Rank sets** (:func:`rank_sets`): confidence sets for the ranks of all bots at once, after
+Mogstad, Romano, Shaikh and Wilhelm, "Inference for ranks" (2024; the R package csranks). For
+every ordered pair (j, k) of bots with enough units, the hypothesis ``s_j <= s_k`` is tested
+with ``T = (s_j - s_k) / sd(s_j - s_k)``, the yardstick ``sd`` taken from the model's
+covariance with the residual spread pooled over all bots (the same for equally spread
+bots, so the tests, and the sets, follow the estimates' order); ``T`` is read as the normal
+score of its tail under Student t with the pooled spread's degrees of freedom (about 290
+in a lesson of 30 bots and 7 rounds; ``m - 1`` for two bots, a t test). All pairs are tested
+together: ``T`` is compared with the ``confidence`` quantile of the maximum over the pairs
+still tested of ``(Z_j - Z_k) / sd``, ``Z`` drawn from the normal with the estimates'
+cluster-robust covariance (2,000 draws: a Gaussian multiplier bootstrap over the units,
+whose draws are exactly these, so bots whose results spread more than others' are allowed
+for). Rejected pairs leave the maximum and the quantile is taken again, until no more are
+rejected (the step-down of Romano and Wolf). A rejection says "j is stronger than k"; bot
+j's rank set is ``[1 + bots established stronger, n - bots established weaker]`` (n the bots
+with games). With probability about ``confidence`` no rejection is wrong, so every bot's true
+rank lies in its set, all at once. Finally each set is widened, never narrowed, so that the
+sets are monotone in the estimate (a bot ranked above another never has a later best or
+worst rank) and exactly tied bots share one set.
 
-**Sequential stop** (:func:`sprt`, :func:`top_verdicts`): a league that looks at its
-standings after every round must not simply test at 95% each time (repeated looks inflate
-the error). Like fastchess's SPRT for engine matches, each pair of neighbours in the
-ranking is a sequential probability ratio test of two hypotheses about their gap
-``theta`` in points per game: H0 ``theta = 0`` (level) against H1 ``theta = margin``
-(ahead). With the observed gap ``d`` and its standard error ``se = sqrt(se_a^2 + se_b^2)``
-(the normal approximation fastchess's GSPRT also uses), the log-likelihood ratio is
-``LLR = (margin * d - margin^2 / 2) / se^2``. The test accepts H1 (:attr:`Verdict.AHEAD`)
-once ``LLR >= ln((1 - beta) / alpha)``, accepts H0 (:attr:`Verdict.LEVEL`: closer than the
-margin, more games would not separate them soon) once ``LLR <= ln(beta / (1 - alpha))``,
-and otherwise asks for more games. ``alpha = beta = (1 - confidence) / tests``, ``tests``
-the number of pairs decided together (Bonferroni). Neither verdict is given before both
-bots have :data:`MIN_UNITS` units: with 2 or 3 units the spread can come out near 0, and
-the ratio would then run off to either bound on noise (the B7 simulation stopped 57 of 80
-leagues wrongly at round 1 without this). Wald's bounds hold the error rates at
-about alpha and beta whenever the test stops, however many looks it takes; the estimated
-variance, and the pairs being chosen by the current order, make them approximate: the
-simulation benchmark (B7) measures the error rates it really reaches.
-
-Pure: no I/O, no clock.
+**Sequential test** (:func:`sprt`): a league that looks at its standings after every round
+must not simply test at 95% each time (repeated looks inflate the error). Like fastchess's
+SPRT for engine matches, a pair of neighbours in the ranking is a sequential probability
+ratio test of two hypotheses about their gap ``theta``: H0 ``theta = 0`` (level) against H1
+``theta = margin`` (ahead). With the observed gap ``d`` and its standard error ``se`` (the
+normal approximation fastchess's GSPRT also uses), ``LLR = (margin * d - margin^2 / 2) /
+se^2``. It accepts H1 (:attr:`Verdict.AHEAD`) once ``LLR >= ln((1 - beta) / alpha)``, H0
+(:attr:`Verdict.LEVEL`: closer than the margin) once ``LLR <= ln(beta / (1 - alpha))``, and
+otherwise asks for more games; ``alpha = beta = (1 - confidence) / tests``, ``tests`` the pairs
+decided together (Bonferroni). No verdict before both bots have
+:data:`SEQUENTIAL_MIN_UNITS` units (the B7 simulation stopped 57 of 80 leagues wrongly at
+round 1 without it). Wald's bounds hold the error rates near alpha and beta however many
+looks the test takes; the estimated variance, and the pairs being chosen by the current
+order, make them approximate: B7 measures the rates reached.
 """
 
 from __future__ import annotations
 
 import math
-from functools import lru_cache
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
 
+import numpy as np
+from numpy.typing import NDArray
 from scipy import stats
 
+from referee.standings.strength import Strengths
+
 CONFIDENCE = 0.95
+MIN_UNITS = 6  # units a bot needs for an interval and a place in the rank tests (module doc)
+DRAWS = 2000  # normal draws for the max-|t| quantile
+SEED = 29  # the draws' fixed seed: the same records give the same standings
+TIE = 9  # decimals: estimates equal to this many are a tie (float noise never separates)
 
 
 @dataclass(frozen=True)
 class Interval:
-    """A bot's points per game and its interval (``low``/``high`` None with fewer than 2
-    units); ``units`` is the number of independent units behind it, ``sem`` the standard
-    error of the mean (None with fewer than 2 units)."""
+    """A bot's adjusted strength (points per game, within [0, k - 1]) and its interval:
+    ``low``/``high`` and ``se`` are None with fewer than :data:`MIN_UNITS` units."""
 
-    mean: float
+    estimate: float
     low: float | None
     high: float | None
     units: int
-    sem: float | None = None
+    se: float | None = None
 
 
-def interval(points_per_game: float, unit_scores: Sequence[float], confidence: float = CONFIDENCE) -> Interval:
-    """The t interval of :mod:`this module <referee.standings.uncertainty>` around ``points_per_game``."""
-    units = len(unit_scores)
-    if units < 2:
-        return Interval(points_per_game, None, None, units)
-    sem = float(stats.sem(unit_scores))
-    half = float(stats.t.ppf(0.5 + confidence / 2, units - 1)) * sem
-    return Interval(points_per_game, points_per_game - half, points_per_game + half, units, sem)
+def estimates(fit: Strengths) -> NDArray[np.float64]:
+    """The strengths as shown and ranked: within [0, k - 1], to :data:`TIE` decimals."""
+    return np.asarray(np.round(np.clip(fit.estimate, 0.0, fit.top), TIE), dtype=np.float64)
 
 
-def pairs_of(bots: int) -> int:
-    """The number of pairs among ``bots`` bots (at least 1)."""
-    return max(1, bots * (bots - 1) // 2)
+def intervals(fit: Strengths, confidence: float = CONFIDENCE) -> list[Interval]:
+    """The interval of every bot of ``fit`` (module doc), in the order of ``fit.bots``."""
+    out = []
+    shown = estimates(fit)
+    for i in range(len(fit.bots)):
+        estimate = float(shown[i])
+        units = int(fit.units[i])
+        if units < MIN_UNITS:
+            out.append(Interval(estimate, None, None, units))
+            continue
+        se = math.sqrt(max(float(fit.cov[i, i]), 0.0))
+        half = float(stats.t.ppf(0.5 + confidence / 2, units - 1)) * se
+        low, high = (round(_clip(value, fit.top), TIE) for value in (estimate - half, estimate + half))
+        out.append(Interval(estimate, low, high, units, se))
+    return out
 
 
-def _threshold(first: Interval, second: Interval, pairs: int, confidence: float) -> float | None:
-    """The gap that separates the two at ``confidence`` over ``pairs`` comparisons."""
-    if first.sem is None or second.sem is None:
-        return None
-    return _quantile((1 - confidence) / pairs, min(first.units, second.units) - 1) * math.hypot(first.sem, second.sem)
+def _clip(value: float, top: float) -> float:
+    return min(max(value, 0.0), top)
 
 
-@lru_cache(maxsize=4096)
-def _quantile(alpha: float, df: int) -> float:
-    """The two-sided t quantile at level ``alpha`` with ``df`` degrees of freedom."""
-    return float(stats.t.ppf(1 - alpha / 2, df))
+def ranking(fit: Strengths) -> list[int]:
+    """Indexes of ``fit.bots`` by :func:`estimates`, strongest first, then by name."""
+    shown = estimates(fit)
+    return sorted(range(len(fit.bots)), key=lambda i: (-float(shown[i]), fit.bots[i]))
 
 
-def separated(first: Interval, second: Interval, pairs: int, confidence: float = CONFIDENCE) -> bool:
-    """True when ``first`` is separated above ``second`` (see the module doc)."""
-    threshold = _threshold(first, second, pairs, confidence)
-    return threshold is not None and first.mean - second.mean > threshold
+def rank_sets(fit: Strengths, confidence: float = CONFIDENCE) -> list[tuple[int, int]]:
+    """``(best, worst)`` rank of every bot of ``fit`` (ranks 1..len(fit.bots)), simultaneous
+    at ``confidence`` and monotone in the estimate (module doc), in the order of ``fit.bots``."""
+    n = len(fit.bots)
+    stronger, weaker = [0] * n, [0] * n
+    for above, below in separations(fit, confidence):
+        weaker[above] += 1
+        stronger[below] += 1
+    return _monotone(fit, [1 + count for count in stronger], [n - count for count in weaker])
 
 
-def rank_ranges(intervals: Mapping[str, Interval | None], confidence: float = CONFIDENCE) -> dict[str, tuple[int, int]]:
-    """``{bot: (best rank, worst rank)}`` over the bots given (see the module doc). A bot
-    mapped to None has no games: it ranks below every bot with games, the bots without
-    games sharing the last places."""
-    played = {bot: value for bot, value in intervals.items() if value is not None}
-    idle = [bot for bot, value in intervals.items() if value is None]
-    pairs = pairs_of(len(played))
-    ranges: dict[str, tuple[int, int]] = {}
-    for bot, mine in played.items():
-        better = sum(separated(other, mine, pairs, confidence) for name, other in played.items() if name != bot)
-        worse = sum(separated(mine, other, pairs, confidence) for name, other in played.items() if name != bot)
-        ranges[bot] = (1 + better, len(played) - worse)
-    for bot in idle:
-        ranges[bot] = (len(played) + 1, len(intervals))
-    return ranges
+def separations(fit: Strengths, confidence: float = CONFIDENCE) -> list[tuple[int, int]]:
+    """The pairs (stronger, weaker), indexes of ``fit.bots``, that the step-down test
+    establishes (module doc)."""
+    n = len(fit.bots)
+    tested = [i for i in range(n) if fit.units[i] >= MIN_UNITS]
+    if len(tested) < 2:
+        return []
+    estimate = estimates(fit)
+    first, second = (np.array(side) for side in zip(*[(a, b) for x, a in enumerate(tested) for b in tested[x + 1 :]], strict=True))
+    gap = estimate[first] - estimate[second]
+    scale = _pair_scale(fit.pooled, first, second)
+    score = _normal_scores(gap, scale, max(1, fit.df))
+    spread = _draw_gaps(fit.cov, first, second, scale)
+    up = np.ones(len(gap), dtype=bool)  # "first <= second" still tested (rejected: first is stronger)
+    down = np.ones(len(gap), dtype=bool)  # "second <= first" still tested
+    while up.any() or down.any():
+        largest = np.maximum(
+            spread[:, up].max(axis=1) if up.any() else -np.inf,
+            (-spread[:, down]).max(axis=1) if down.any() else -np.inf,
+        )
+        critical = float(np.quantile(largest, confidence))
+        new_up, new_down = up & (score > critical), down & (-score > critical)
+        if not new_up.any() and not new_down.any():
+            break
+        up &= ~new_up
+        down &= ~new_down
+    pairs = [(int(a), int(b)) for a, b in zip(first[~up], second[~up], strict=True)]
+    return pairs + [(int(b), int(a)) for a, b in zip(first[~down], second[~down], strict=True)]
 
 
-def games_to_separate(first: Interval, second: Interval, games: int, pairs: int, confidence: float = CONFIDENCE) -> int | None:
-    """About how many more games (of the whole league, ``games`` so far) would separate
-    ``first`` and ``second``: 0 when they are separated already, None when it cannot be
-    estimated (fewer than 2 units, or equal means)."""
-    if separated(first, second, pairs, confidence) or separated(second, first, pairs, confidence):
-        return 0
-    threshold = _threshold(first, second, pairs, confidence)
-    gap = abs(first.mean - second.mean)
-    if threshold is None or gap <= 1e-12:
-        return None
-    factor = (threshold / gap) ** 2
-    return max(1, math.ceil(games * (factor - 1)))
+def _normal_scores(gap: NDArray[np.float64], scale: NDArray[np.float64], df: int) -> NDArray[np.float64]:
+    """Each ``T = gap / scale`` as the normal score of the same tail under Student t(df) (the
+    yardstick is estimated); a gap with no spread at all is infinitely far (a sign test's
+    case: every unit one way), no gap is 0."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = np.where(scale > 0, gap / np.where(scale > 0, scale, 1.0), np.where(gap == 0, 0.0, np.sign(gap) * np.inf))
+    return np.asarray(np.sign(t) * stats.norm.isf(stats.t.sf(np.abs(t), df)), dtype=np.float64)
+
+
+def _pair_scale(cov: NDArray[np.float64], first: NDArray[np.int64], second: NDArray[np.int64]) -> NDArray[np.float64]:
+    """The standard deviation of each gap ``first - second`` under ``cov``."""
+    return np.sqrt(np.maximum(cov[first, first] + cov[second, second] - 2 * cov[first, second], 0.0))
+
+
+def _draw_gaps(cov: NDArray[np.float64], first: NDArray[np.int64], second: NDArray[np.int64], se: NDArray[np.float64]) -> NDArray[np.float32]:
+    """(DRAWS, pairs): ``(Z_first - Z_second) / se`` for Z drawn from N(0, cov) (0 where se is 0)."""
+    values, vectors = np.linalg.eigh(cov)
+    root = vectors * np.sqrt(np.clip(values, 0.0, None))
+    draws = np.random.default_rng(SEED).standard_normal((DRAWS, len(values))) @ root.T
+    scale = np.where(se > 0, 1 / np.where(se > 0, se, 1.0), 0.0)
+    return ((draws[:, first] - draws[:, second]) * scale).astype(np.float32)
+
+
+def _monotone(fit: Strengths, best: list[int], worst: list[int]) -> list[tuple[int, int]]:
+    """The sets widened to be monotone along :func:`ranking`, tied bots sharing one set."""
+    shown = estimates(fit)
+    groups: list[list[int]] = []
+    for i in ranking(fit):
+        if groups and shown[groups[-1][0]] == shown[i]:
+            groups[-1].append(i)
+        else:
+            groups.append([i])
+    group_best = [min(best[i] for i in group) for group in groups]
+    group_worst = [max(worst[i] for i in group) for group in groups]
+    for g in range(len(groups) - 2, -1, -1):
+        group_best[g] = min(group_best[g], group_best[g + 1])
+    for g in range(1, len(groups)):
+        group_worst[g] = max(group_worst[g], group_worst[g - 1])
+    out = [(0, 0)] * len(fit.bots)
+    for g, group in enumerate(groups):
+        for i in group:
+            out[i] = (group_best[g], group_worst[g])
+    return out
+
+
+def pair_gap(fit: Strengths, first: int, second: int) -> tuple[float, float]:
+    """(gap, standard error of the gap) of the estimates of bots ``first`` and ``second``."""
+    shown = estimates(fit)
+    gap = float(shown[first] - shown[second])
+    var = float(fit.cov[first, first] + fit.cov[second, second] - 2 * fit.cov[first, second])
+    return gap, math.sqrt(max(var, 0.0))
 
 
 class Verdict(Enum):
-    """A sequential test's decision about two neighbours in the ranking (see the module doc)."""
+    """A sequential test's decision about two neighbours in the ranking (module doc)."""
 
     AHEAD = "ahead"  # the first is ahead of the second by about the margin or more (H1)
     LEVEL = "level"  # the gap is below the margin (H0)
@@ -146,7 +218,7 @@ class Verdict(Enum):
 
 
 MARGIN = 0.1  # points per game: the gap a sequential stop tries to detect (docs/design.md §7)
-MIN_UNITS = 10  # units each bot needs before a sequential test decides (see the module doc)
+SEQUENTIAL_MIN_UNITS = 10  # units each bot needs before a sequential test decides (module doc)
 
 
 def sprt_bounds(tests: int = 1, confidence: float = CONFIDENCE) -> tuple[float, float]:
@@ -155,25 +227,22 @@ def sprt_bounds(tests: int = 1, confidence: float = CONFIDENCE) -> tuple[float, 
     return math.log(alpha / (1 - alpha)), math.log((1 - alpha) / alpha)
 
 
-def sprt_llr(first: Interval, second: Interval, margin: float = MARGIN) -> float | None:
-    """The log-likelihood ratio of "``first`` is ahead of ``second`` by ``margin`` points per
-    game" against "level" (see the module doc); None with fewer than 2 units on either side
-    or no spread at all."""
-    if first.sem is None or second.sem is None:
+def sprt_llr(gap: float, se: float | None, margin: float = MARGIN) -> float | None:
+    """The log-likelihood ratio of "ahead by ``margin`` points per game" against "level" for
+    an observed ``gap`` with standard error ``se`` (module doc); None without a spread."""
+    if se is None or se <= 0:
         return None
-    variance = first.sem**2 + second.sem**2
-    if variance <= 0:
-        return None
-    return (margin * (first.mean - second.mean) - margin**2 / 2) / variance
+    return (margin * gap - margin**2 / 2) / se**2
 
 
-def sprt(first: Interval, second: Interval, margin: float = MARGIN, tests: int = 1, confidence: float = CONFIDENCE) -> Verdict:
-    """The sequential test of ``first`` above ``second`` (see the module doc): OPEN until both
-    have :data:`MIN_UNITS` units; raises ValueError for a margin that is not above 0."""
+def sprt(gap: float, se: float | None, units: int, margin: float = MARGIN, tests: int = 1, confidence: float = CONFIDENCE) -> Verdict:
+    """The sequential test of a pair ``gap`` apart (first minus second, points per game;
+    ``units`` the fewer units of the two): OPEN below :data:`SEQUENTIAL_MIN_UNITS` units or
+    without a spread. Raises ValueError for a margin that is not above 0."""
     if margin <= 0:
         raise ValueError(f"margin {margin}: expected above 0 points per game")
-    llr = sprt_llr(first, second, margin)
-    if llr is None or min(first.units, second.units) < MIN_UNITS:
+    llr = sprt_llr(gap, se, margin)
+    if llr is None or units < SEQUENTIAL_MIN_UNITS:
         return Verdict.OPEN
     lower, upper = sprt_bounds(tests, confidence)
     if llr >= upper:
@@ -183,17 +252,14 @@ def sprt(first: Interval, second: Interval, margin: float = MARGIN, tests: int =
     return Verdict.OPEN
 
 
-def top_verdicts(ranked: Sequence[Interval | None], places: int, margin: float = MARGIN, confidence: float = CONFIDENCE) -> list[Verdict]:
-    """The verdicts on the neighbours #1/#2, #2/#3, ... #places/#places+1 of a ranking
-    (``ranked``: the bots' intervals, best first; None for a bot without games), tested
-    together (``tests = `` the number of pairs). A sequential stop ends when none is
-    :attr:`Verdict.OPEN`."""
-    pairs = min(places, len(ranked) - 1)
-    verdicts = []
-    for index in range(pairs):
-        first, second = ranked[index], ranked[index + 1]
-        if first is None or second is None:
-            verdicts.append(Verdict.OPEN)
-        else:
-            verdicts.append(sprt(first, second, margin, pairs, confidence))
-    return verdicts
+def games_to_decide(llr: float | None, units: int, games: int, bounds: tuple[float, float]) -> int | None:
+    """About how many more games (of the whole league, ``games`` so far) an open test needs,
+    if the gap and the spread stay as they are: the LLR grows in proportion to the games, and
+    the fewer units ``units`` must reach :data:`SEQUENTIAL_MIN_UNITS`. None when it cannot be
+    estimated (no spread, no games, or a gap of exactly half the margin)."""
+    if llr is None or games <= 0 or units <= 0 or llr == 0:
+        return None
+    bound = bounds[1] if llr > 0 else bounds[0]
+    needed = max(games * bound / llr, games * SEQUENTIAL_MIN_UNITS / units)
+    return max(1, math.ceil(needed - games))
+

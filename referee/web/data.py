@@ -29,6 +29,7 @@ from referee.league.progress import LeagueProgress, Plan
 from referee.league.runstate import stored_progress
 from referee.results.store import ResultsStore
 from referee.standings.table import Standings, compute_standings
+from referee.standings.verdicts import Sequential
 
 LOG_GAME = re.compile(r"\[referee\] game (\S+): seat \d+")  # the line a bot's log gets for each game it plays
 MIN_REBUILD_S = 1.0  # the live site's standings are at most this much older than the store
@@ -220,7 +221,7 @@ class SiteData:
             for action in record.actions:
                 if action.ms is not None:
                     bots[record.seats[action.seat]].decision_ms.append(action.ms)
-        standings = compute_standings(records, bots=list(bots))
+        standings = compute_standings(records, bots=list(bots), sequential=Sequential.from_text(self.store.meta().get("sequential")))
         closed = frozenset() if self._own_games else held_back(records)
         shown = frozenset(game_id for game_id, *_ in games) - closed
         return Snapshot(count=len(games), standings=standings, bots=bots, games=games, rules=rules, held_back=closed, shown=shown)

@@ -13,6 +13,8 @@ from referee.league.budget import MovementRounds, too_long_warning
 from referee.results.store import ResultsStore
 from referee.schedule.fixture import Fixture
 from referee.standings.table import Standings, compute_standings
+from referee.standings.uncertainty import Verdict
+from referee.standings.verdicts import Sequential
 
 NAMES = [f"bot{i}" for i in range(8)]  # tables of 4: a round is 2 tables x 4 rotations = 8 games
 
@@ -46,8 +48,8 @@ def play(store: ResultsStore, fixtures: list[Fixture], clock: Clock, seconds_per
 
 
 def rounds_of(league: LeagueSettings, store: ResultsStore, clock: Clock, said: list[str]) -> MovementRounds:
-    def standings(confidence: float) -> Standings:
-        return compute_standings(store.records(), bots=NAMES, confidence=confidence)
+    def standings(sequential: Sequential) -> Standings:
+        return compute_standings(store.records(), bots=NAMES, sequential=sequential)
 
     return MovementRounds(league, NAMES, store, standings, said.append, clock=clock)
 
@@ -132,7 +134,39 @@ def test_separated_stop_ends_early_when_the_top_is_clear(tmp_path: Path) -> None
             store.save_game(dataclasses.replace(record, seed=fixture.seed))
         played += 1
     assert 2 <= played < 40
-    assert said[0].startswith("decided after") and "bot0 ahead of" in said[0]
+    assert said[0].startswith("decided after") and "#1 bot0 ahead of #2 " in said[0]
+    kept = Sequential.from_text(store.meta()["sequential"])
+    assert kept.stopped == "decided" and kept.rounds == played
+    assert [(d.first, d.verdict, d.round) for d in kept.decided] == [("bot0", Verdict.AHEAD, played)]
+
+
+def test_every_look_keeps_its_verdicts_and_the_stop_reason(tmp_path: Path) -> None:
+    """Issue 29: a league on a budget (no sequential stop) still keeps each pair's verdict
+    with the round that decided it, and why it stopped; the standings read them back."""
+    clock, said = Clock(), []
+    store = open_store(tmp_path / "a.sqlite")
+    rounds = rounds_of(settings(games=8 * 14, separate=2), store, clock, said)
+    played = 0
+    while (batch := rounds.next_round()) is not None:
+        for fixture in batch:  # bot0 always first, the rest by seat
+            order = sorted(range(4), key=lambda seat: (fixture.seats[seat] != "bot0", seat))
+            places = [0] * 4
+            for place, seat in enumerate(order, start=1):
+                places[seat] = place
+            record = game_record(fixture.game_id, fixture.seats, places, fixture=fixture.index)
+            store.save_game(dataclasses.replace(record, seed=fixture.seed))
+        played += 1
+    assert played == 14 and said[0].startswith("budget reached: 14 rounds")
+    kept = Sequential.from_text(store.meta()["sequential"])
+    assert (kept.separate, kept.rounds, kept.stopped) == (2, 14, "games budget")
+    standings = compute_standings(store.records(), bots=NAMES, sequential=kept)
+    second = standings.rows[1].bot
+    first = next(d for d in kept.decided if (d.first, d.second) == ("bot0", second))
+    assert first.verdict is Verdict.AHEAD and first.round is not None and 5 <= first.round <= 14  # 10 units: 5 rounds
+    assert min(d.round or 99 for d in kept.decided if d.first == "bot0") < 14  # decided before the budget ended
+    lines = standings.verdicts.lines()
+    assert lines[0] == f"#1 bot0 ahead of #2 {second} (decided after {first.round} rounds)"
+    assert len(lines) == 3 and lines[2].startswith("top 2 ")
 
 
 def test_an_hour_long_round_robin_says_so_and_names_the_budgeted_format() -> None:

@@ -1,5 +1,6 @@
 """The sequential stop's test (referee.standings.uncertainty.sprt): table-driven verdicts, the
-shape of the log-likelihood ratio, and its error rates on seeded simulated data."""
+shape of the log-likelihood ratio, its estimate of the games still needed, and its error
+rates on seeded simulated data."""
 
 from __future__ import annotations
 
@@ -10,11 +11,28 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from referee.standings.uncertainty import Interval, Verdict, sprt, sprt_bounds, sprt_llr, top_verdicts
+from referee.standings.uncertainty import SEQUENTIAL_MIN_UNITS, Verdict, games_to_decide, sprt, sprt_bounds, sprt_llr
 
 
-def bot(mean: float, sem: float | None, units: int = 50) -> Interval:
-    return Interval(mean, None, None, units, sem)
+class Bot:
+    """A bot's mean and standard error over ``units`` units (independent bots)."""
+
+    def __init__(self, mean: float, sem: float | None, units: int = 50) -> None:
+        self.mean, self.sem, self.units = mean, sem, units
+
+
+def bot(mean: float, sem: float | None, units: int = 50) -> Bot:
+    return Bot(mean, sem, units)
+
+
+def judge(first: Bot, second: Bot, margin: float = 0.1) -> Verdict:
+    se = None if first.sem is None or second.sem is None else math.hypot(first.sem, second.sem)
+    return sprt(first.mean - second.mean, se, min(first.units, second.units), margin)
+
+
+def llr(first: Bot, second: Bot, margin: float) -> float | None:
+    assert first.sem is not None and second.sem is not None
+    return sprt_llr(first.mean - second.mean, math.hypot(first.sem, second.sem), margin)
 
 
 @pytest.mark.parametrize(
@@ -31,8 +49,8 @@ def bot(mean: float, sem: float | None, units: int = 50) -> Interval:
         (bot(1.7, 0.02), bot(1.6, 0.02), 0.1, Verdict.AHEAD),  # the margin apart, se 0.03: ahead
     ],
 )
-def test_verdicts(first: Interval, second: Interval, margin: float, expected: Verdict) -> None:
-    assert sprt(first, second, margin) is expected
+def test_verdicts(first: Bot, second: Bot, margin: float, expected: Verdict) -> None:
+    assert judge(first, second, margin) is expected
 
 
 def test_wald_bounds_widen_with_the_number_of_tests() -> None:
@@ -43,7 +61,7 @@ def test_wald_bounds_widen_with_the_number_of_tests() -> None:
 
 def test_a_margin_must_be_positive() -> None:
     with pytest.raises(ValueError, match="margin"):
-        sprt(bot(1.6, 0.1), bot(1.5, 0.1), 0.0)
+        judge(bot(1.6, 0.1), bot(1.5, 0.1), 0.0)
 
 
 @given(
@@ -53,19 +71,27 @@ def test_a_margin_must_be_positive() -> None:
     margin=st.floats(0.01, 1),
 )
 def test_the_llr_grows_with_the_gap_and_is_zero_at_half_the_margin(gap: float, more: float, sem: float, margin: float) -> None:
-    low = sprt_llr(bot(1.5 + gap, sem), bot(1.5, sem), margin)
-    high = sprt_llr(bot(1.5 + gap + more, sem), bot(1.5, sem), margin)
+    low = llr(bot(1.5 + gap, sem), bot(1.5, sem), margin)
+    high = llr(bot(1.5 + gap + more, sem), bot(1.5, sem), margin)
     assert low is not None and high is not None and high > low
-    middle = sprt_llr(bot(1.5 + margin / 2, sem), bot(1.5, sem), margin)
+    middle = llr(bot(1.5 + margin / 2, sem), bot(1.5, sem), margin)
     assert middle == pytest.approx(0.0, abs=1e-9)
 
 
-def test_top_verdicts_test_each_neighbour_pair_together() -> None:
-    ranked = [bot(2.0, 0.02), bot(1.6, 0.02), bot(1.59, 0.02), None]
-    assert top_verdicts(ranked, 1) == [Verdict.AHEAD]
-    assert top_verdicts(ranked, 2) == [Verdict.AHEAD, Verdict.LEVEL]
-    assert top_verdicts(ranked, 3) == [Verdict.AHEAD, Verdict.LEVEL, Verdict.OPEN]  # a bot without games
-    assert top_verdicts(ranked[:1], 3) == []
+@pytest.mark.parametrize(
+    ("llr", "units", "games", "expected"),
+    [
+        (1.0, 20, 100, 195),  # heading for the upper bound ln(19) = 2.94: 2.94 times the games
+        (-1.0, 20, 100, 196),  # heading for "level" (a bound of -2.95)
+        (2.0, 5, 100, 100),  # the LLR would be there at 147 games, but 10 units need 200
+        (0.0, 20, 100, None),  # a gap of exactly half the margin: never
+        (None, 20, 100, None),  # no spread: no estimate
+    ],
+)
+def test_games_still_needed(llr: float | None, units: int, games: int, expected: int | None) -> None:
+    assert SEQUENTIAL_MIN_UNITS == 10
+    bounds = (math.log(0.05 / 0.95) - 0.01, math.log(0.95 / 0.05))
+    assert games_to_decide(llr, units, games, bounds) == expected
 
 
 class Running:
@@ -79,10 +105,10 @@ class Running:
         self.total += score
         self.squares += score * score
 
-    def interval(self) -> Interval:
+    def interval(self) -> Bot:
         mean = self.total / self.count
         variance = (self.squares - self.count * mean * mean) / (self.count - 1)
-        return Interval(mean, None, None, self.count, math.sqrt(max(variance, 0.0) / self.count))
+        return Bot(mean, math.sqrt(max(variance, 0.0) / self.count), self.count)
 
 
 def sequential(gap: float, rng: random.Random, margin: float = 0.25, looks: int = 500, per_look: int = 2) -> Verdict:
@@ -93,7 +119,7 @@ def sequential(gap: float, rng: random.Random, margin: float = 0.25, looks: int 
         for _ in range(per_look):
             first.add(rng.gauss(gap, 1))
             second.add(rng.gauss(0, 1))
-        verdict = sprt(first.interval(), second.interval(), margin)
+        verdict = judge(first.interval(), second.interval(), margin)
         if verdict is not Verdict.OPEN:
             return verdict
     return Verdict.OPEN

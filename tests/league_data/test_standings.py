@@ -13,6 +13,7 @@ from tests.league_data.league_records import game_record
 
 from referee.game.records import FAULT_KINDS, ActionRecord, FaultRecord, GameRecord
 from referee.standings.table import CSV_HEADER, compute_standings, head_to_head, p95
+from referee.standings.uncertainty import MIN_UNITS, Verdict
 
 
 def test_points_count_opponents_outlasted_ties_half() -> None:
@@ -37,7 +38,7 @@ def test_ranking_is_points_per_game_exact_ties_share_a_rank() -> None:
     assert [row.rank_text for row in standings.rows] == ["1–3", "1–3", "1–3", "4"]
 
 
-def test_unequal_game_counts_rank_by_points_per_game_not_total() -> None:
+def test_unequal_game_counts_rank_by_strength_not_total() -> None:
     """The live ranking (issue 18): a bot that has simply played more games must not lead."""
     busy = [game_record(f"b{i}", ["busy", f"o{i}"], [1, 2] if i < 3 else [2, 1], fixture=i) for i in range(6)]
     fresh = [game_record("f0", ["fresh", "o9"], [1, 2], fixture=10), game_record("f1", ["fresh", "o8"], [1, 2], fixture=11)]
@@ -45,7 +46,7 @@ def test_unequal_game_counts_rank_by_points_per_game_not_total() -> None:
     assert standings.row("busy").points == 3.0 and standings.row("fresh").points == 2.0
     order = [row.bot for row in standings.rows]
     assert order.index("fresh") < order.index("busy")
-    assert standings.row("fresh").rank == 1 and standings.row("busy").rank == 5  # fresh shares 1st with o3-o5
+    assert standings.row("fresh").rank < standings.row("busy").rank
 
 
 def test_equal_bots_are_ordered_by_name() -> None:
@@ -103,40 +104,52 @@ def four_rotations(deal: int, seats: list[str], placements: list[list[int]]) -> 
 
 
 def test_the_rotations_of_a_deal_are_one_unit() -> None:
+    """At one table (a balanced round-robin) the strength is the points per game and its
+    interval the t interval over units, the rotations of a deal being one unit."""
     seats = ["a", "b", "c", "d"]
     records = []
-    for deal in range(5):
+    for deal in range(7):
         places = [[1, 2, 3, 4], [4, 1, 2, 3], [3, 4, 1, 2], [2, 3, 4, 1]] if deal % 2 else [[1, 2, 3, 4]] * 4
-        records += four_rotations(deal, seats, places)
+        records += four_rotations(deal, seats, [[2, 1, 3, 4]] * 4 if deal == 4 else places)
     standings = compute_standings(records)
     a = standings.row("a")
-    assert a.games == 20 and a.interval is not None and a.interval.units == 5
+    assert a.games == 28 and a.strength is not None and a.strength.units == 7
     # a's points per game in each deal: 4 - its placement (no ties), averaged over the rotations
-    units = [sum(4 - r.placements[r.seats.index("a")] for r in records if r.seed == 1000 + deal) / 4 for deal in range(5)]
+    units = [sum(4 - r.placements[r.seats.index("a")] for r in records if r.seed == 1000 + deal) / 4 for deal in range(7)]
     assert len(set(units)) > 1
-    mean = sum(units) / 5
-    assert a.points_per_game == pytest.approx(mean)
-    half = scipy_stats.t.ppf(0.975, 4) * scipy_stats.sem(units)
-    assert (a.interval.low, a.interval.high) == (pytest.approx(mean - half), pytest.approx(mean + half))
+    mean = sum(units) / 7
+    assert a.points_per_game == pytest.approx(mean) and a.strength.estimate == pytest.approx(mean)
+    half = scipy_stats.t.ppf(0.975, 6) * scipy_stats.sem(units)
+    assert (a.strength.low, a.strength.high) == (pytest.approx(mean - half), pytest.approx(mean + half))
 
 
-def test_rank_ranges_and_games_to_separate() -> None:
+def test_too_few_units_give_no_interval_and_no_separation() -> None:
+    """Issue 29: 2 units with no spread printed a zero-width interval and "separated"."""
+    records = []
+    for deal in range(MIN_UNITS - 1):
+        records += [dataclasses.replace(game_record(f"d{deal}-r{r}", ["a", "b"][r:] + ["a", "b"][:r], [1, 2] if r == 0 else [2, 1], fixture=deal * 2 + r), seed=deal) for r in range(2)]
+    standings = compute_standings(records)  # a won every game: still only 5 units
+    assert [row.bot for row in standings.rows] == ["a", "b"]
+    assert all(row.strength is not None and row.strength.low is None for row in standings.rows)
+    assert [row.rank_range for row in standings.rows] == [(1, 2), (1, 2)]
+    assert standings.verdicts.pairs[0].verdict is Verdict.OPEN
+
+
+def test_rank_ranges_narrow_with_units() -> None:
     seats = ["a", "b", "c", "d"]
     records = []
-    for deal in range(8):
+    for deal in range(16):
         # a wins most deals, b usually second; c and d swap 3rd and 4th
         order = [[1, 2, 3, 4], [1, 2, 4, 3], [2, 1, 3, 4], [1, 3, 4, 2]][deal % 4]
         records += [dataclasses.replace(game_record(f"d{deal}-r{r}", seats, order, fixture=deal * 4 + r), seed=deal) for r in range(4)]
     standings = compute_standings(records)
-    assert [row.bot for row in standings.rows] == ["a", "b", "d", "c"]  # points per game 2.75, 1.75, 0.75, 0.5
-    assert standings.row("a").rank_range[0] == 1 and standings.row("c").rank_range[1] == 4
-    assert standings.row("c").rank_text == "3–4" and standings.row("d").rank_text == "2–4"
-    top, second = standings.rows[0].interval, standings.rows[1].interval
-    assert top is not None and second is not None
-    if standings.more_games == 0:
-        assert top.low is not None and second.high is not None and top.low > second.high
-    else:
-        assert standings.more_games is not None and standings.more_games > 0
+    assert [row.bot for row in standings.rows] == ["a", "b", "d", "c"]  # points per game 2.75, 2.0, 0.75, 0.5
+    assert [row.rank_text for row in standings.rows] == ["1–2", "1–2", "3–4", "3–4"]
+    short = compute_standings([r for r in records if r.seed < 8])
+    assert [row.rank_text for row in short.rows] == ["1–2", "1–3", "2–4", "3–4"]
+    again = [dataclasses.replace(r, game_id=f"{r.game_id}x", seed=r.seed + 100, fixture=r.fixture + 1000) for r in records if r.seed < 8]
+    longer = compute_standings(records + again)  # 24 deals: a and b apart too
+    assert [row.rank_text for row in longer.rows] == ["1", "2", "3–4", "3–4"]
 
 
 def test_identical_records_tie_over_thirty_bots() -> None:
@@ -146,7 +159,7 @@ def test_identical_records_tie_over_thirty_bots() -> None:
     standings = compute_standings(records)
     assert {row.rank for row in standings.rows} == {1}
     assert {row.rank_text for row in standings.rows} == {"1–30"}
-    assert standings.more_games is None
+    assert standings.verdicts.lines() == ["#1 bot00 / #2 bot01 undecided: too few games yet to say how many more", "#1 not decided after 30 games"]
 
 
 def test_withdrawn_and_remote_flags() -> None:
@@ -171,13 +184,17 @@ def test_json_and_csv() -> None:
     standings = compute_standings([game_record("g1", ["a", "b"], [1, 2])], bots=["a", "b", "c"])
     data = json.loads(json.dumps(standings.to_json()))
     assert [row["bot"] for row in data["rows"]] == ["a", "b", "c"]  # c has no game: last
-    assert data["ranking"] == "points_per_game" and data["rows"][2]["rank_range"] == [3, 3]
+    assert data["ranking"] == "strength" and data["rows"][2]["rank_range"] == [3, 3]
+    assert data["rows"][0]["strength"] == {"estimate": 1.0, "interval": None, "units": 1} and data["rows"][0]["points_per_game"] == 1.0
+    assert data["verdicts"][0]["text"] == "#1 a / #2 b undecided: too few games yet to say how many more"
+    assert data["summary"] == "#1 not decided after 1 game"
     assert data["rows"][0]["rating"]["mu"] > 25 and data["rows"][0]["decision_ms"]["median"] is None
     assert {"bot": "a", "opponent": "b", "outlasted": 1.0, "met": 1} in data["head_to_head"]
     rows = standings.csv_rows()
     assert rows[0] == list(CSV_HEADER)
     assert all(len(row) == len(CSV_HEADER) for row in rows)
-    assert rows[1][:9] == ["1", "1", "2", "a", "1", "1", "100", "1", "1"]  # one unit each: no interval, ranks 1-2
+    assert rows[1][:12] == ["1", "1", "2", "a", "1", "", "", "1", "1", "1", "1", "100"]  # one unit each: no interval, ranks 1-2
+    assert rows[1][-1] == "#1 a / #2 b undecided: too few games yet to say how many more" and rows[2][-1] == ""
     assert standings.head_to_head_csv_rows() == [
         ["bot", "opponent", "outlasted", "met", "share"], ["a", "b", "1", "1", "1"], ["b", "a", "0", "1", "0"],
     ]

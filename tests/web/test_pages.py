@@ -87,3 +87,45 @@ def test_student_pages_say_what_happened_without_grpc_words_or_host_paths(tmp_pa
         crashy = pages.bot("crashy")
         assert "Hello (protocol 1.0, referee 0.1.0)" in crashy and "ran: python3 crashy.py" in crashy
         assert "the connection to the bot was lost" in crashy
+
+
+def test_the_standings_page_and_the_terminal_give_the_same_verdicts(tmp_path: Path) -> None:
+    """Issue 29: a lesson asking for its top 3 (``separate = 3``) gets a verdict line for each
+    of #1/#2, #2/#3 and #3/#4 and a summary, on the web page as in the terminal, beside the
+    rank ranges, strengths with intervals and raw points per game."""
+    import dataclasses
+    import html
+    import io
+
+    from rich.console import Console
+
+    from referee.config.settings import LeagueSettings
+    from referee.league.budget import MovementRounds
+    from referee.report.standings_table import print_standings
+    from referee.standings.table import compute_standings
+
+    names = [f"bot{i}" for i in range(8)]
+    league = LeagueSettings("night", 7, 4, 1, 4, tmp_path / "r.sqlite", "movement", (), games=8 * 8, separate=3)
+    with ResultsStore.open(tmp_path / "r.sqlite", league="night", fingerprint="f", config_text="", resume=False) as store:
+        rounds = MovementRounds(league, names, store, lambda seq: compute_standings(store.records(), bots=names, sequential=seq), lambda line: None)
+        while (batch := rounds.next_round()) is not None:
+            for fixture in batch:  # the lower a bot's number, the better its placement
+                order = sorted(range(4), key=lambda seat: fixture.seats[seat])
+                places = [1 + order.index(seat) for seat in range(4)]
+                record = game_record(fixture.game_id, fixture.seats, places, fixture=fixture.index, league="night")
+                store.save_game(dataclasses.replace(record, seed=fixture.seed))
+        snapshot = SiteData(store).snapshot()
+        page = html.unescape(Pages(SiteData(store), live=False).index())
+        console = Console(width=200, record=True, color_system=None, file=io.StringIO())
+        print_standings(console, snapshot.standings, title="Standings")
+        terminal = console.export_text()
+    lines = snapshot.standings.verdicts.lines()
+    assert len(lines) == 4 and lines[0].startswith("#1 bot0 ") and lines[2].startswith("#3 bot2 ")
+    assert lines[3] in ("top 3 decided after 8 rounds", "top 3 not decided after 8 rounds (games budget)") or lines[3].startswith("top 3 decided after")
+    for line in lines:
+        assert line in page and line in terminal
+    for header in ("strength", "interval", "pts/g"):
+        assert header in page and header in terminal
+    top = snapshot.standings.rows[0]
+    assert top.strength is not None and top.strength.low is not None
+    assert f"{top.strength.low:.2f}–{top.strength.high:.2f}" in page and top.rank_text in page
