@@ -66,7 +66,7 @@ def test_thirty_bots_fit_a_1280x720_screen_with_the_ranking_key_standing_out(bro
     key_style, points_style = key.evaluate(style), points.evaluate(style)
     assert int(key_style[0]) >= 700 and int(points_style[0]) < 700, "the ranking key is bold, the points are not"
     assert key_style[1:] != points_style[1:], "and it has a colour of its own"
-    assert page.locator("table.standings thead th.key").inner_text() == "pts/game"
+    assert page.locator("table.standings thead th.key").inner_text() == "strength"
     page.screenshot(path=tmp_path / "projector.png")
 
     page.goto(site + "h2h.html?tv=1")
@@ -84,7 +84,7 @@ def test_the_rating_is_shown_one_way_on_the_site_and_in_the_terminal(browser: An
     terminal = console.export_text()
     page = browser.new_page()
     page.goto(site + "index.html")
-    assert page.locator("table.standings thead th").nth(8).inner_text() == "rating μ±σ"
+    assert page.locator("table.standings thead th.rating").inner_text() == "rating μ±σ"
     for row in standings.rows[:5]:
         shown = page.locator(f"table.standings tr[data-bot='{row.bot}'] td.rating").inner_text()
         assert shown == f"{row.mu:.1f}±{row.sigma:.1f}" and f" {shown} " in terminal, (row.bot, shown)
