@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from referee.game.records import GameRecord
-from tests.sandbox.normal_user import NormalUser
+from tests.normal_user import NormalUser
 from tests.sandbox_league.helpers import GAMES, OTHER, League, Staged, assert_no_process_left, assert_sandboxed, run_in_process, write_league
 
 
@@ -48,7 +48,7 @@ def play_pair(tmp: Path, staged: Staged, script: str, user: NormalUser | None) -
     else:
         tmp.chmod(0o755)
         user.give(tmp)
-        done = user.referee(["run", str(league.config), "--no-live"], cwd=tmp)
+        done = user.run("run", str(league.config), "--no-live", cwd=tmp)
         assert done.returncode == 0, done.stdout + done.stderr
         records = league.records()
     assert sorted(record.fixture for record in records) == list(range(GAMES)), "the league completed"
