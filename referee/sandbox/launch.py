@@ -240,7 +240,7 @@ def _start(
     processes_at_once: int = PROCESSES_AT_ONCE,
 ) -> subprocess.Popen[bytes]:
     # RLIMIT_AS only where no cgroup bounds memory, and not for runtimes that reserve far more
-    # address space than they use (V8, the JVM): they cannot even start under it
+    # address space than they use (V8, the JVM, the Go runtime): they cannot even start under it
     memory_bounded = cgroup is not None and cgroup.limits_memory
     rlimit_as = mode != "none" and not memory_bounded and resolved.runtime in ("python", "other")
     env = _bot_env(mode, private, resolved, extra_env, rlimit_as)
