@@ -1,4 +1,4 @@
-"""``make bench``: run B1-B9 (each its own process, its variants interleaved), then write
+"""``make bench``: run B1-B11 (each its own process, its variants interleaved), then write
 ``BENCHMARKS.md`` with the machine, the date, every figure as median [min–max] over the
 repetitions, the targets met or missed, and the analysis in ``bench/NOTES.md``.
 
@@ -40,6 +40,8 @@ BENCHES: dict[str, tuple[str, str, int]] = {  # script, title, repetitions multi
     "B7": ("b7_standings.py", "B7 standings: simulated class-size leagues (engine only)", 1),
     "B8": ("b8_cluster.py", "B8 cluster overhead", 1),
     "B9": ("b9_export.py", "B9 export: a 420-game class league as a static site", 1),
+    "B10": ("b10_futex.py", "B10 shared futex waits under bubblewrap: answered by the referee, or refused", 1),
+    "B11": ("b11_idle_processes.py", "B11 bot processes the deal rule keeps: a 30-bot league, and in a memory limit", 1),
 }
 B7_LEAGUES: int | None = None  # --b7-leagues: leagues per B7 figure (the script's small default otherwise)
 B7_ARGS: list[str] = []  # --b7-args: more options for bench/b7_standings.py
@@ -95,6 +97,8 @@ TARGETS = (
     Target("B8", "Dask ≤ 5 % more wall time per game than local, same concurrency", "overhead", lambda f: f.median <= 5, _median, 5),
     Target("B9", "export of a 420-game league ≤ 15 MB", "megabytes", lambda f: f.median <= 15, _median, 15),
     Target("B9", "export of a 420-game league ≤ 20 s", "seconds", lambda f: f.median <= 20, _median, 20),
+    Target("B10", "an idle Java bot ≤ 0.1 s of CPU in 10 s (waits answered)", "idle_java_notified", lambda f: f.median <= 0.1, _median, 0.1),
+    Target("B11", "a 30-bot league completes in a 2 GiB memory cgroup (a container)", "limit_completed", lambda f: min(f.values) == 1, lambda f: f"{min(f.values):.0f} (worst repetition)"),
 )
 
 

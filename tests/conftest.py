@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import subprocess
@@ -10,6 +11,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from tests.normal_user import NormalUser, normal_user
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -78,3 +81,21 @@ def listener() -> Iterator[socket.socket]:
     server.setblocking(False)
     yield server
     server.close()
+
+
+@pytest.fixture(scope="session")
+def as_normal_user() -> Iterator[NormalUser]:
+    """A normal user to run a referee as, for the whole session (tests/normal_user.py): this
+    one, or under root a throwaway uid with a Python it can reach. Skips where none can be
+    had, except in CI (CI=true), where that is a failure."""
+    from tests.sandbox import runtime
+
+    with contextlib.ExitStack() as stack:
+        try:
+            user = stack.enter_context(normal_user())
+        except (runtime.RuntimeProblem, RuntimeError) as error:
+            message = f"cannot run the referee as a normal user here: {error}"
+            if os.environ.get("CI") == "true":
+                pytest.fail(message)
+            pytest.skip(message)
+        yield user

@@ -1,10 +1,12 @@
-"""The referee as a normal user, wherever the tests run (README "Where it runs").
+"""The referee as a normal user, wherever the tests run (README "Where it runs"): the one
+way the tests do it (the session fixture ``as_normal_user`` of tests/conftest.py).
 
 Run as a normal user, the tests run the referee as themselves. Run as root (CI, our
 machines), they run it as a throwaway uid: one with no account and no process, held by a
-lock so that two test runs never share it, with a Python other users can reach (a
-virtualenv of the system's Python holding the referee and everything it needs:
-tests/sandbox/runtime.py) and a home of its own in /tmp."""
+lock so that two test runs never share it (nothing is added to /etc/passwd, nothing is left
+behind), with a Python other users can reach (a virtualenv of the system's Python holding
+the referee and everything it needs: tests/sandbox/runtime.py) and a home of its own in
+/tmp."""
 
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -39,6 +41,12 @@ class NormalUser:
         self, *args: str, cwd: Path, env: Mapping[str, str] | None = None, timeout: float = 300
     ) -> subprocess.CompletedProcess[str]:
         """``python -m referee ARGS`` as this user, in ``cwd`` (which it must reach)."""
+        return self.command([self.python, "-m", "referee", *args], cwd=cwd, env=env, timeout=timeout)
+
+    def command(
+        self, argv: Sequence[str], *, cwd: Path, env: Mapping[str, str] | None = None, timeout: float = 300
+    ) -> subprocess.CompletedProcess[str]:
+        """``argv`` as this user, in ``cwd`` (which it must reach), with a plain environment."""
         variables = {
             "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
             "HOME": str(self.home),
@@ -47,17 +55,17 @@ class NormalUser:
             "NO_COLOR": "1",
             **(env or {}),
         }
-        argv = [self.python, "-m", "referee", *args]
+        argv = list(argv)
         if self.uid != os.geteuid():
             argv = ["setpriv", f"--reuid={self.uid}", f"--regid={self.uid}", "--clear-groups", "--", *argv]
         return subprocess.run(argv, cwd=cwd, env=variables, capture_output=True, text=True, timeout=timeout)
 
-    def give(self, path: Path) -> Path:
-        """Make ``path`` (a file or folder made by the tests) this user's."""
+    def give(self, *paths: Path) -> None:
+        """Make ``paths`` (files or folders made by the tests, with what is in them) this user's."""
         if self.uid != os.geteuid():
-            for item in [path, *path.rglob("*")] if path.is_dir() else [path]:
-                os.lchown(item, self.uid, self.uid)
-        return path
+            for path in paths:
+                for item in [path, *path.rglob("*")] if path.is_dir() and not path.is_symlink() else [path]:
+                    os.lchown(item, self.uid, self.uid)
 
 
 def _free_uid() -> tuple[int, int]:

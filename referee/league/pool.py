@@ -6,7 +6,9 @@ its next game (sandbox.md rows 2-3), without counting as a crash restart.
 One pool per league. A bot given by command gets one process per seat it holds at once,
 and a process never plays two rotations of one deal (docs/design.md §6: a bot never plays a
 deal it has seen); a bot given by address (remote) is one shared connection that we neither
-start nor kill.
+start nor kill. Idle processes are kept for later games only while the pool holds at most
+``processes_at_once`` and the machine has memory to spare (:mod:`referee.league.spare`):
+else the least recently used idle process, of any bot, is stopped.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import json
 import math
 import os
 import shlex
+import time
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,6 +29,7 @@ from referee.errors import BotError
 from referee.game.records import FaultKind
 from referee.game.timecontrol import TimeControl
 from referee.game.views import Event, SeatView
+from referee.league import spare
 from referee.league.counts import Counts, LeagueCounts
 from referee.sandbox import BotProcess, SandboxSettings, launch, stop
 from referee.sandbox.command import resolve_command
@@ -69,6 +73,7 @@ class Lease:
     hello: HelloInfo
     unanswered: int = 0  # requests in a row that got no answer by their deadline
     deals: set[Hashable] = field(default_factory=set)  # the deals this process has played or plays
+    idle_since: float = 0.0  # time.monotonic() when it was last returned
 
     @property
     def stuck(self) -> bool:
@@ -200,8 +205,11 @@ class BotPool:
         default counts of its own, from ``restarts``: bot name -> restarts already spent in
         this league (a resumed league's stored games, ``ResultsStore.restart_counts``): a bot
         past ``max_restarts`` stays withdrawn. ``processes_at_once``: the most bot processes
-        the caller's games hold at once (default: two per bot), for the sandbox's budget of a
-        normal user's uid (:func:`referee.sandbox.launch`). ``deal_rule``: never lease a
+        the pool keeps alive (default: two per bot; at least the seats of the caller's games
+        at once), the sandbox's budget of a normal user's uid (:func:`referee.sandbox.launch`):
+        before a start that would pass it, and whenever the machine is short of memory
+        (:func:`referee.league.spare.short_of_memory`), the least recently used idle process
+        is stopped. ``deal_rule``: never lease a
         process for a deal it has played (docs/design.md §6); ``referee play`` turns it off (a
         student's own test games, where one process per seat is quicker)."""
         self._bots = {bot.name: _BotSlots(bot) for bot in bots}
@@ -268,7 +276,9 @@ class BotPool:
         elif lease.stuck:
             self._discard(lease)
         else:
+            lease.idle_since = time.monotonic()
             slots.idle.append(lease)
+            self._trim_idle()
 
     def close(self) -> None:
         """Stop every process the pool started (idempotent): SIGTERM, a short grace, then
@@ -287,6 +297,25 @@ class BotPool:
         lease.client.close()
         if lease.process is not None:
             lease.process.kill()
+        if lease in self._live:
+            self._live.remove(lease)
+
+    def _trim_idle(self, starting: int = 0) -> None:
+        """Stop the least recently used idle process while the pool would hold more than
+        ``processes_at_once`` with ``starting`` more; and one more when the machine is short
+        of memory. Never raises."""
+        short = spare.short_of_memory()
+        while (len(self._live) + starting > self._at_once or short) and (lru := self._least_recently_used()) is not None:
+            self._bots[lru.name].idle.remove(lru)
+            lru.note("stopped while idle: the machine is short of memory, or the pool holds processes_at_once")
+            self._discard(lru)
+            if short:  # one a call while short; the next release or start looks again, its memory freed now
+                spare.short_of_memory(fresh=True)
+                short = False
+
+    def _least_recently_used(self) -> Lease | None:
+        idle = [lease for slots in self._bots.values() for lease in slots.idle]
+        return min(idle, key=lambda lease: lease.idle_since, default=None)
 
     async def _remote(self, slots: _BotSlots) -> Lease | StartFailure:
         if slots.shared is not None:
@@ -302,6 +331,7 @@ class BotPool:
 
     async def _start(self, slots: _BotSlots) -> Lease | StartFailure | None:
         entry = slots.entry
+        self._trim_idle(starting=1)
         self._slot += 1
         slots.starts += 1
         started = trio.current_time()

@@ -236,7 +236,7 @@ def _release(group: Path) -> None:
 
 
 NO_CGROUP_WARNING = (
-    "sandbox: no writable cgroup here: memory is bounded by RLIMIT_AS (not for Node or the JVM), "
+    "sandbox: no writable cgroup here: memory is bounded by RLIMIT_AS (not for Node, the JVM or Go), "
     "processes by RLIMIT_NPROC, and there is no CPU share"
 )
 

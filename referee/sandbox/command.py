@@ -24,7 +24,7 @@ from typing import Literal
 
 from referee.errors import BotError
 
-Runtime = Literal["python", "node", "java", "other"]
+Runtime = Literal["python", "node", "java", "go", "other"]
 
 SYSTEM_PREFIX = Path("/usr")
 
@@ -93,7 +93,40 @@ def _runtime(executable: Path) -> Runtime:
         return "node"
     if name in ("java", "javaw"):
         return "java"
+    if is_go_program(executable):
+        return "go"
     return "other"
+
+
+ELF_HEAD = 64 * 1024  # the program headers and the Go build id note lie in the first page or so
+
+
+def is_go_program(path: Path) -> bool:
+    """Whether ``path`` is an ELF program built by Go: it carries the Go linker's build id
+    note (owner ``Go``, type 4) in a ``PT_NOTE`` segment within its first
+    :data:`ELF_HEAD` bytes. 64-bit little-endian ELF only; False for anything else, or a
+    file that cannot be read."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(ELF_HEAD)
+    except OSError:
+        return False
+    if len(head) < 64 or head[:4] != b"\x7fELF" or head[4] != 2 or head[5] != 1:
+        return False
+    phoff, phentsize, phnum = int.from_bytes(head[32:40], "little"), int.from_bytes(head[54:56], "little"), int.from_bytes(head[56:58], "little")
+    for index in range(phnum):
+        header = head[phoff + index * phentsize : phoff + (index + 1) * phentsize]
+        if len(header) < 56 or int.from_bytes(header[0:4], "little") != 4:  # PT_NOTE
+            continue
+        offset, size = int.from_bytes(header[8:16], "little"), int.from_bytes(header[32:40], "little")
+        notes = head[offset : offset + size]
+        while len(notes) >= 12:
+            namesz, descsz, kind = (int.from_bytes(notes[i : i + 4], "little") for i in (0, 4, 8))
+            name = notes[12 : 12 + namesz]
+            if name == b"Go\x00\x00"[:namesz] and namesz == 4 and kind == 4:
+                return True
+            notes = notes[12 + (namesz + 3) // 4 * 4 + (descsz + 3) // 4 * 4 :]
+    return False
 
 
 def resolve_command(command: Sequence[str], *, name: str, bot_dir: Path) -> ResolvedCommand:

@@ -12,14 +12,13 @@ from pathlib import Path
 from typing import Any
 
 from referee.errors import BotError, HostError
-from referee.sandbox import bwrap, cgroups, limits, nproc, seccomp, uids, userscope, wrapper
+from referee.sandbox import bwrap, cgroups, limits, nproc, seccomp, spawner, uids, userscope, wrapper
 from referee.sandbox.cgroups import Cgroup
 from referee.sandbox.command import ResolvedCommand, resolve_command
 from referee.sandbox.modes import resolve_mode
 from referee.sandbox.output import OutputLog
 from referee.sandbox.process import BotProcess, kill_all, register, slot_holder
 from referee.sandbox.settings import KiB, SandboxSettings
-from referee.sandbox.spawner import run_in_spawner
 from referee.sandbox.uids import UidClaim
 from referee.sandbox.workdir import PrivateDir, make_private_dir, private_folder, reachable_by_others, safe_stem, tmpfs_home
 
@@ -241,11 +240,14 @@ def _start(
     processes_at_once: int = PROCESSES_AT_ONCE,
 ) -> subprocess.Popen[bytes]:
     # RLIMIT_AS only where no cgroup bounds memory, and not for runtimes that reserve far more
-    # address space than they use (V8, the JVM): they cannot even start under it
+    # address space than they use (V8, the JVM, the Go runtime): they cannot even start under it
     memory_bounded = cgroup is not None and cgroup.limits_memory
     rlimit_as = mode != "none" and not memory_bounded and resolved.runtime in ("python", "other")
     env = _bot_env(mode, private, resolved, extra_env, rlimit_as)
-    filter_fd = seccomp.program_fd() if mode == "bwrap" else None
+    # a bubblewrap bot starts from the thread whose filter sends its shared futex calls to the
+    # referee, where that is available; bubblewrap's own filter then leaves them to it
+    notified = mode == "bwrap" and spawner.notified_available()
+    filter_fd = seccomp.program_fd(notified) if mode == "bwrap" else None
     outer_nproc, inner_nproc = _nproc(mode, uid, cgroup, settings, processes_at_once)
     inner = nproc.inner_prefix(inner_nproc) if inner_nproc is not None else []
     if mode == "bwrap":
@@ -278,7 +280,7 @@ def _start(
     log.note(
         f"{time.strftime('%Y-%m-%d %H:%M:%S')} start {name}: {' '.join(resolved.argv)} "
         f"(mode {mode}, uid {shown_uid}, cgroup {cgroup_shown}, RLIMIT_AS {'on' if rlimit_as else 'off'}"
-        f"{processes}{', seccomp ' + ('on' if filter_fd is not None else 'off') if mode == 'bwrap' else ''})"
+        f"{processes}{_seccomp_shown(filter_fd is not None, notified) if mode == 'bwrap' else ''})"
     )
     if cgroup is not None and cgroup.missing:
         log.note(f"warning: cgroup controllers not applied: {', '.join(cgroup.missing)} (the rlimits stand in)")
@@ -304,7 +306,7 @@ def _start(
         else:
             cgroup_fds = cgroup.open_procs() if cgroup is not None else []
             spawn = _forking_spawn(argv, bot_dir, chain_env, out_w, err_w, rlimits, cgroup_fds, mode, drop, passed)
-        popen = run_in_spawner(spawn)
+        popen = spawner.run_notified(spawn) if notified else spawner.run_in_spawner(spawn)
     except BaseException:
         os.close(out_r)
         os.close(err_r)
@@ -314,6 +316,15 @@ def _start(
             os.close(fd)
     log.start(out_r, err_r)
     return popen
+
+
+def _seccomp_shown(on: bool, futex_notified: bool) -> str:
+    """The seccomp part of the first line of a bubblewrap bot's log."""
+    if not on:
+        return ", seccomp off"
+    if futex_notified:
+        return ", seccomp on, shared futex waits answered by the referee"
+    return ", seccomp on, shared futex waits refused (a thread joining another spins)"
 
 
 def _spawn(

@@ -9,7 +9,7 @@ import subprocess
 import sys
 
 from referee.errors import SandboxError
-from referee.sandbox import bwrap, cgroups, nproc, seccomp, userscope
+from referee.sandbox import bwrap, cgroups, futexwait, nproc, seccomp, spawner, userscope
 from referee.sandbox.settings import SandboxSettings
 
 RLIMITS_WARNING = (
@@ -95,10 +95,20 @@ def resolve_mode(settings: SandboxSettings) -> tuple[str, str | None]:
         return "rlimits", _joined(rlimits_warning(), limits_warning("rlimits"))
     problem = bwrap_problem()
     if problem is None:
-        return "bwrap", _joined(None if seccomp.program() is not None else seccomp.MISSING_WARNING, limits_warning("bwrap"))
+        return "bwrap", _joined(_seccomp_warning(), limits_warning("bwrap"))
     if settings.mode == "bwrap":
         raise SandboxError(f'sandbox: mode = "bwrap" but {problem}; or choose [sandbox] mode = "rlimits"')
     return "rlimits", _joined(f"{rlimits_warning()} ({problem})", limits_warning("rlimits"))
+
+
+def _seccomp_warning() -> str | None:
+    """What the seccomp filter of bubblewrap bots lacks here, in one line, or None: no
+    filter at all, or no user notification for their shared futex waits (Java bots spin)."""
+    if seccomp.program() is None:
+        return seccomp.MISSING_WARNING
+    if not spawner.notified_available():
+        return f"{futexwait.UNAVAILABLE_WARNING} ({futexwait.problem()})"
+    return None
 
 
 def league_mode(settings: SandboxSettings, config: str) -> tuple[str, str | None]:

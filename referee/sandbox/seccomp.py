@@ -12,12 +12,15 @@ through futex waiters on a runtime file). The filter refuses:
   the kernel keyrings (``keyctl``, ``add_key``, ``request_key``, as Docker's default
   profile does: a named keyring is found by every process of the same user namespace);
   new user namespaces (``unshare`` and ``clone`` with ``CLONE_NEWUSER``);
-- with ``EINVAL``: a ``futex`` operation without ``FUTEX_PRIVATE_FLAG``. A shared futex is
-  keyed by inode and offset for any file mapping, even a private read-only one (every
-  process maps ``libc.so`` so), hence the same in every sandbox; a private one is keyed by
-  the process's own memory. The C libraries take ``EINVAL`` as "try again": glibc's
-  ``pthread_join`` (the one shared wait of a process that shares no memory) then spins
-  until the thread has ended, instead of sleeping;
+- a ``futex`` operation without ``FUTEX_PRIVATE_FLAG``. A shared futex is keyed by inode and
+  offset for any file mapping, even a private read-only one (every process maps ``libc.so``
+  so), hence the same in every sandbox; a private one is keyed by the process's own memory.
+  Where the referee answers these calls itself (:mod:`referee.sandbox.futexwait`: a filter
+  stacked below this one sends them to it, and a wait is answered "look again" after a short
+  delay), this filter leaves ``futex`` to it. Elsewhere it refuses them with ``EINVAL``,
+  which the C libraries take as "try again": glibc's ``pthread_join`` (the one shared wait of
+  a process that shares no memory) then spins until the thread has ended, instead of
+  sleeping;
 - with ``ENOSYS``: ``clone3`` (whose flags it cannot see; C libraries then use ``clone``),
   and the futex2 calls (``futex_waitv``, ``futex_wait``, ``futex_wake``,
   ``futex_requeue``), whose private flags sit in memory the filter cannot read (no C
@@ -54,9 +57,11 @@ MISSING_WARNING = (
 
 
 @functools.cache
-def program() -> bytes | None:
+def program(futex_notified: bool = False) -> bytes | None:
     """The compiled BPF program (what ``bwrap --seccomp`` reads), or None where libseccomp
-    or ``pyseccomp`` is missing. Built once."""
+    or ``pyseccomp`` is missing. Built once per variant. ``futex_notified``: the bot starts
+    under the referee's futex-notifying filter (:mod:`referee.sandbox.futexwait`), so shared
+    futex calls are left to that one; else they are refused with ``EINVAL``."""
     try:
         import pyseccomp as sc  # type: ignore[import-untyped]
     except (ImportError, OSError):
@@ -73,7 +78,8 @@ def program() -> bytes | None:
         for call in ("unshare", "clone"):
             rules.add_rule(deny, call, sc.Arg(0, sc.MASKED_EQ, CLONE_NEWUSER, CLONE_NEWUSER))
         rules.add_rule(missing, "clone3")
-        rules.add_rule(sc.ERRNO(errno.EINVAL), "futex", sc.Arg(1, sc.MASKED_EQ, FUTEX_PRIVATE_FLAG, 0))
+        if not futex_notified:
+            rules.add_rule(sc.ERRNO(errno.EINVAL), "futex", sc.Arg(1, sc.MASKED_EQ, FUTEX_PRIVATE_FLAG, 0))
         for call in FUTEX2_CALLS:
             rules.add_rule(missing, call)
         with tempfile.TemporaryFile() as exported:  # libseccomp writes to a real descriptor
@@ -84,10 +90,10 @@ def program() -> bytes | None:
         return None
 
 
-def program_fd() -> int | None:
+def program_fd(futex_notified: bool = False) -> int | None:
     """A pipe's read end holding :func:`program` (inheritable, for ``pass_fds``; the caller
     closes it after the start), or None without a program."""
-    data = program()
+    data = program(futex_notified)
     if data is None:
         return None
     read, write = os.pipe()

@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 
 from tests.crosslang.helpers import cpp_problem, go_problem, java_problem, node_problem, require
+from tests.sandbox.conftest import bwrap_ok, needs_bwrap  # noqa: F401 (fixtures)
 from tests.transport.conftest import bots
 
-__all__ = ["bots", "needs_cpp", "needs_go", "needs_java", "needs_node"]
+__all__ = ["bots", "bwrap_ok", "needs_bwrap", "needs_cpp", "needs_go", "needs_java", "needs_node"]
 
 
 @pytest.fixture

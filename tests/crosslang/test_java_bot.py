@@ -1,19 +1,28 @@
 """The Java sample bot (sample_bots/java, built by `make bots` from Debian's packages): the
 JVM starts in the sandbox (it reads /etc/java-17-openjdk), the bot serves on the Unix socket
-it is given, passes every check of `referee check-bot` in the sandbox, and plays a league
-against the other samples without a fault."""
+it is given, passes every check of `referee check-bot` in the sandbox, plays a league
+against the other samples without a fault, and, idle under bubblewrap, uses next to no CPU
+(the `java` launcher's thread that joins the JVM's waits, answered by the referee: it does
+not spin; docs/sandbox.md "Threat model")."""
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import run_referee, write_config
-from tests.crosslang.helpers import JAVA_COMMAND
+from tests.crosslang.helpers import JAVA_COMMAND, JAVA_JAR
+from tests.normal_user import NormalUser
+
+IDLE_SECONDS = 5.0
+IDLE_CPU_BOUND_S = 0.5  # a JVM spinning on its join used ~1.6-2.8 s of CPU in 5 s; idle, ~0.01
 
 pytestmark = [pytest.mark.crosslang, pytest.mark.usefixtures("needs_java"), pytest.mark.timeout(600)]
 
@@ -44,3 +53,40 @@ def test_the_java_bot_plays_a_league_without_a_fault(short_tmp: Path) -> None:
         records = [json.loads(row[0]) for row in db.execute("SELECT record FROM games")]
     assert len(records) == 3
     assert [fault for record in records for fault in record["faults"]] == []
+
+
+@pytest.mark.parametrize("runner", ["root", "normal-user"])
+def test_an_idle_java_bot_uses_almost_no_cpu_under_bubblewrap(
+    runner: str, short_tmp: Path, needs_bwrap: None, request: pytest.FixtureRequest
+) -> None:
+    """CPU time, not wall time: the bot's processes over 5 s after Hello, with a referee run
+    as root (the tests' own user when they do not run as root) and as a normal user."""
+    user: NormalUser | None = None
+    if runner == "normal-user":
+        user = request.getfixturevalue("as_normal_user")
+    elif os.geteuid() != 0:
+        pytest.skip("the tests do not run as root")
+    short_tmp.chmod(0o755)
+    bot_dir, run_dir = short_tmp / "java", short_tmp / "run"
+    bot_dir.mkdir()
+    run_dir.mkdir()
+    shutil.copy(JAVA_JAR, bot_dir / JAVA_JAR.name)  # where a normal user reaches it, wherever the checkout is
+    script = shutil.copy(Path(__file__).with_name("idle_cpu.py"), short_tmp / "idle_cpu.py")
+    for path in (bot_dir, *bot_dir.iterdir(), Path(script)):
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    command = [str(IDLE_SECONDS), str(bot_dir), str(run_dir), "--", *JAVA_COMMAND[:-1], str(bot_dir / JAVA_JAR.name)]
+    if user is None:
+        done = run_script([sys.executable, str(script), *command], short_tmp)
+    else:
+        user.give(run_dir)
+        done = user.command([user.python, str(script), *command], cwd=short_tmp, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    measured = json.loads(done.stdout.strip().splitlines()[-1])
+    assert "mode bwrap" in measured["first_line"], measured["first_line"]
+    if os.environ.get("CI") == "true":
+        assert "shared futex waits answered by the referee" in measured["first_line"], measured["first_line"]
+    assert measured["cpu_s"] < IDLE_CPU_BOUND_S, f"an idle Java bot used {measured['cpu_s']:.2f} s of CPU in {IDLE_SECONDS:g} s"
+
+
+def run_script(argv: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=300)

@@ -14,7 +14,6 @@ import pytest
 
 from referee.sandbox import BotProcess, SandboxSettings, bwrap_problem, cgroups, kill_all, launch
 from tests.sandbox import runtime
-from tests.sandbox.normal_user import NoNormalUser, NormalUser, normal_user
 from tests.sandbox.helpers import BOTS, MARKER_KEY, Launcher, bot_pids, next_slot
 
 
@@ -31,21 +30,6 @@ def needs_bwrap(bwrap_ok: bool) -> None:
         if os.environ.get("CI") == "true":
             pytest.fail(message)
         pytest.skip(message)
-
-
-@pytest.fixture(scope="session")
-def as_normal_user() -> Iterator[NormalUser]:
-    """A normal user to run a referee as (tests/sandbox/normal_user.py): this one, or under
-    root a fresh one, removed after the session. Skips where none can be had, except in CI
-    (CI=true), where that is a failure."""
-    try:
-        user = normal_user()
-    except NoNormalUser as error:
-        if os.environ.get("CI") == "true":
-            pytest.fail(str(error))
-        pytest.skip(str(error))
-    yield user
-    user.remove()
 
 
 @pytest.fixture(scope="session")

@@ -17,7 +17,7 @@ import pytest
 from referee.game.records import GameRecord
 from referee.results.store import ResultsStore
 from tests.conftest import run_referee
-from tests.sandbox.normal_user import NormalUser
+from tests.normal_user import NormalUser
 from tests.sandbox_league.helpers import BAD, Staged, assert_no_process_left, assert_sandboxed, run_in_process, write_league
 
 DEALS = 3
@@ -117,7 +117,7 @@ def test_results_inside_a_bots_folder_are_hidden_from_it_under_bubblewrap(
     league.config.write_text(league.config.read_text().replace(f'results = "{short_tmp / "league.sqlite"}"', f'results = "{results}"'))
     short_tmp.chmod(0o755)
     as_normal_user.give(short_tmp, folder)
-    done = as_normal_user.referee(["run", str(league.config), "--no-live"], cwd=short_tmp)
+    done = as_normal_user.run("run", str(league.config), "--no-live", cwd=short_tmp)
     assert done.returncode == 0, done.stdout + done.stderr
     with ResultsStore.open_existing(results) as store:
         records = list(store.records())

@@ -7,8 +7,6 @@ referee runs as a throwaway uid (tests/normal_user.py)."""
 from __future__ import annotations
 
 import json
-import os
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -16,8 +14,7 @@ import pytest
 from referee.game.records import GameRecord
 from referee.results.store import ResultsStore
 from tests.conftest import REPO
-from tests.normal_user import NormalUser, normal_user
-from tests.sandbox import runtime
+from tests.normal_user import NormalUser
 from tests.sandbox_league.helpers import Staged, assert_no_process_left
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.timeout(300)]
@@ -25,15 +22,9 @@ pytestmark = [pytest.mark.sandbox, pytest.mark.timeout(300)]
 SAMPLES = REPO / "sample_bots" / "python"
 
 
-@pytest.fixture(scope="module")
-def user() -> Iterator[NormalUser]:
-    try:
-        with normal_user() as found:
-            yield found
-    except runtime.RuntimeProblem as error:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"cannot run the referee as a normal user here: {error}")
-        pytest.skip(f"cannot run the referee as a normal user here: {error}")
+@pytest.fixture
+def user(as_normal_user: NormalUser) -> NormalUser:
+    return as_normal_user
 
 
 def league_config(
