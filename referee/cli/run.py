@@ -18,6 +18,7 @@ from referee.cli.setup import league_spec, open_results, run_trio, shutdown_guar
 from referee.config import load_config
 from referee.league.budget import MovementRounds, movement_line, too_long_warning
 from referee.league.run import run_league
+from referee.report.faults import overload_line
 from referee.report.live import make_reporter
 from referee.report.standings_table import print_standings
 from referee.schedule.fixture import Fixture
@@ -93,6 +94,8 @@ def run(args: argparse.Namespace) -> int:
         if isinstance(schedule, MovementRounds):
             schedule.save_time()
     standings()
+    if (line := overload_line(store.overloads())) is not None:
+        console.print(line, style="yellow", soft_wrap=True, highlight=False, markup=False)
     console.print(f"results: {store.path}   (referee standings {store.path})")
     return 0
 

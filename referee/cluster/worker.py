@@ -80,11 +80,11 @@ class _RefusingPool(BotPool):
         self._refused = dict(refused)
         self._slot = first_slot
 
-    async def acquire(self, name: str) -> Lease | StartFailure | None:
+    async def acquire(self, name: str, *, note: str | None = None) -> Lease | StartFailure | None:
         detail = self._refused.get(name)
         if detail is not None:
             return StartFailure("startup", detail, answer="not started", ms=0.0)
-        return await super().acquire(name)
+        return await super().acquire(name, note=note)
 
 
 @dataclass

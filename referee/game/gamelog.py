@@ -7,7 +7,7 @@ from typing import Any
 
 from referee.game.cards import parse_card
 from referee.game.engine import Game, RoundRecord, replay
-from referee.game.records import ActionRecord, FaultRecord, GameRecord
+from referee.game.records import ActionRecord, FaultRecord, GameRecord, OverloadRecord
 from referee.game.rules import Rules
 from referee.game.views import parse_action
 
@@ -52,6 +52,7 @@ def build_record(
     faults: list[FaultRecord],
     withdrawn: Sequence[bool] = (),
     forfeits: Sequence[tuple[int, int]] = (),
+    overloads: Sequence[OverloadRecord] = (),
 ) -> GameRecord:
     """A GameRecord of a finished ``game``. Raises ValueError if the game is not over."""
     outcome = game.outcome
@@ -79,6 +80,7 @@ def build_record(
         rounds=[round_summary(r) for r in rounds],
         withdrawn=tuple(withdrawn) or tuple(False for _ in seats),
         forfeits=list(forfeits),
+        overloads=list(overloads),
     )
 
 

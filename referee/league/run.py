@@ -172,7 +172,7 @@ async def play_fixture(
     leases: list[Lease | None] = []
     withdrawn: list[bool] = []
     for seat, name in enumerate(fixture.seats):
-        got = await pool.acquire(name)
+        got = await pool.acquire(name, note=f"game {fixture.game_id}: seat {seat}")
         if isinstance(got, StartFailure):
             startup_faults.append(FaultRecord(got.kind, seat, name, None, got.detail, got.request, got.answer, got.ms))
             got = None
@@ -185,13 +185,15 @@ async def play_fixture(
     def play(stopped: Stopped) -> MatchResult:
         return play_match(game, players, spec.time, spec.faults, startup_faults=startup_faults, trace=trace, stopped=stopped)
 
-    for seat, lease in enumerate(leases):
-        if lease is not None:
-            lease.note(f"game {fixture.game_id}: seat {seat}")
     try:
         result = await run_game_thread(play, on_stop=partial(_hang_up, leases), name=f"game {fixture.game_id}")
         crashed_seats = result.crashed
+        pool.count_crashes(fixture.seats[seat] for seat in result.crashed)
         result.faults = [_lead_to_log(fault, leases[fault.seat], fixture.game_id) for fault in result.faults]
+        for overload in result.overloads:
+            lease = leases[overload.seat]
+            if lease is not None:
+                lease.note(f"game {fixture.game_id} decision {overload.decision}: {overload.detail}")
         await announce_result(game, leases, result.faults)
     finally:
         if trace is not None:
@@ -212,6 +214,7 @@ async def play_fixture(
         faults=result.faults,
         withdrawn=withdrawn,
         forfeits=result.forfeits,
+        overloads=result.overloads,
     )
 
 

@@ -7,7 +7,10 @@ interrupted league loses only the games in progress. Tables:
   created, and ``bot_code``: each bot's code fingerprint (JSON, :mod:`referee.league.botcode`);
 - ``games(game_id PK, fixture, finished_at, record)``: the full :class:`GameRecord` as JSON;
 - ``faults(game_id, seat, bot, kind, decision, detail, request, answer, ms)``: one row per
-  fault, for ``referee faults`` queries.
+  fault, for ``referee faults`` queries;
+- ``overloads(game_id, seat, bot, decision, asks, detail)``: one row per late answer that
+  was the machine's, not the bot's (not charged; docs/design.md §5). A file written
+  before this table existed simply has none.
 
 Calls are short (one small transaction), so calling them straight from the trio thread
 is fine. The connection may be used from another thread, one call at a time.
@@ -52,6 +55,14 @@ CREATE TABLE IF NOT EXISTS faults (
 );
 CREATE INDEX IF NOT EXISTS faults_by_bot ON faults(bot);
 CREATE INDEX IF NOT EXISTS faults_by_game ON faults(game_id);
+CREATE TABLE IF NOT EXISTS overloads (
+    game_id TEXT NOT NULL REFERENCES games(game_id) ON DELETE CASCADE,
+    seat INTEGER NOT NULL,
+    bot TEXT NOT NULL,
+    decision INTEGER NOT NULL,
+    asks INTEGER NOT NULL,
+    detail TEXT NOT NULL
+);
 """
 
 
@@ -198,9 +209,11 @@ class ResultsStore:
         faults = [
             (record.game_id, f.seat, f.bot, f.kind, f.decision, f.detail, f.request, f.answer, f.ms) for f in record.faults
         ]
+        overloads = [(record.game_id, o.seat, o.bot, o.decision, o.asks, o.detail) for o in record.overloads]
         try:
             with self._lock, self._db:
                 self._db.execute("DELETE FROM faults WHERE game_id = ?", (record.game_id,))
+                self._db.execute("DELETE FROM overloads WHERE game_id = ?", (record.game_id,))
                 self._db.execute(
                     "INSERT OR REPLACE INTO games (game_id, fixture, finished_at, record) VALUES (?, ?, ?, ?)",
                     (record.game_id, record.fixture, finished, blob),
@@ -209,6 +222,9 @@ class ResultsStore:
                     "INSERT INTO faults (game_id, seat, bot, kind, decision, detail, request, answer, ms) "
                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     faults,
+                )
+                self._db.executemany(
+                    "INSERT INTO overloads (game_id, seat, bot, decision, asks, detail) VALUES (?, ?, ?, ?, ?, ?)", overloads
                 )
         except sqlite3.Error as error:
             raise StoreError(f"cannot save game '{record.game_id}' to {self.path}: {error}") from None
@@ -285,6 +301,16 @@ class ResultsStore:
         with self._lock:
             rows = self._db.execute(query, params).fetchall()
         return [StoredFault(row[0], FaultRecord(*row[1:])) for row in rows]
+
+    def overloads(self) -> dict[str, tuple[int, int]]:
+        """bot -> (late answers that were the machine's, of those asked again): none were
+        charged (docs/design.md §5). Empty for a file written before they were kept."""
+        query = "SELECT bot, COUNT(*), SUM(asks > 1) FROM overloads GROUP BY bot ORDER BY bot"
+        try:
+            with self._lock:
+                return {bot: (int(count), int(again)) for bot, count, again in self._db.execute(query)}
+        except sqlite3.OperationalError:  # no such table: an older results file
+            return {}
 
     # -- closing -------------------------------------------------------------
 
