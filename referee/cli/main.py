@@ -26,7 +26,9 @@ def positive_int(text: str) -> int:
     return value
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The command line's parser; with ``command`` (as typed: ``check-bot``) only that
+    command's module is loaded (a command starts without loading what the others need)."""
     parser = argparse.ArgumentParser(
         prog="referee",
         description="Knockout Whist Referee: run bot tournaments of Knockout Whist.",
@@ -34,7 +36,10 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     import importlib
 
+    wanted = command.replace("-", "_") if command is not None else None
     for name in COMMANDS:
+        if wanted in COMMANDS and name != wanted:
+            continue
         module = importlib.import_module(f"referee.cli.{name}")
         module.add_parser(sub)
     return parser
@@ -43,10 +48,10 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code (0 ok, 1 a check failed, 2 bad input, 130 Ctrl-C,
     141 the output pipe closed early)."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    arguments = list(sys.argv[1:] if argv is None else argv)
     err = Console(stderr=True, highlight=False)
     try:
+        args = build_parser(arguments[0] if arguments else None).parse_args(arguments)
         code: int = args.handler(args)
         sys.stdout.flush()  # here, not at exit: a closed pipe is then caught below
         return code

@@ -163,7 +163,7 @@ def run_trio(main: Callable[[], Awaitable[T]]) -> T:
 def store_standings(store: ResultsStore, spec: LeagueSpec, confidence: float = CONFIDENCE) -> Standings:
     """The standings of every game in ``store``, listing every bot of the league."""
     return compute_standings(
-        store.records(),
+        store.played_games(),
         bots=[bot.name for bot in spec.bots],
         remote={bot.name for bot in spec.bots if bot.remote},
         confidence=confidence,

@@ -6,6 +6,9 @@ interrupted league loses only the games in progress. Tables:
 - ``meta(key, value)``: schema version, league name, config fingerprint, config text,
   created, and ``bot_code``: each bot's code fingerprint (JSON, :mod:`referee.league.botcode`);
 - ``games(game_id PK, fixture, finished_at, record)``: the full :class:`GameRecord` as JSON;
+- ``summaries(game_id PK, fixture, summary)``: the tenth of each record the standings need
+  (:class:`referee.standings.table.PlayedGame`), in a table of its own so that reading it
+  never pages through the records (a file written before it was kept has none);
 - ``faults(game_id, seat, bot, kind, decision, detail, request, answer, ms)``: one row per
   fault, for ``referee faults`` queries;
 - ``overloads(game_id, seat, bot, decision, asks, detail)``: one row per late answer that
@@ -30,6 +33,7 @@ from typing import Any
 
 from referee.errors import StoreError
 from referee.game.records import FaultRecord, GameRecord
+from referee.standings.table import PlayedGame
 
 SCHEMA_VERSION = "1"
 READ_BATCH = 200  # records read from the file at a time by ResultsStore.records()
@@ -41,6 +45,11 @@ CREATE TABLE IF NOT EXISTS games (
     fixture INTEGER NOT NULL,
     finished_at TEXT NOT NULL,
     record TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS summaries (
+    game_id TEXT PRIMARY KEY REFERENCES games(game_id) ON DELETE CASCADE,
+    fixture INTEGER NOT NULL,
+    summary TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS faults (
     game_id TEXT NOT NULL REFERENCES games(game_id) ON DELETE CASCADE,
@@ -206,6 +215,7 @@ class ResultsStore:
         with the same id). StoreError when SQLite fails (disk full, file removed...)."""
         finished = datetime.now(timezone.utc).isoformat(timespec="milliseconds")
         blob = json.dumps(record.to_json(), separators=(",", ":"))
+        summary = json.dumps(PlayedGame.of(record).to_json(), separators=(",", ":"))
         faults = [
             (record.game_id, f.seat, f.bot, f.kind, f.decision, f.detail, f.request, f.answer, f.ms) for f in record.faults
         ]
@@ -217,6 +227,10 @@ class ResultsStore:
                 self._db.execute(
                     "INSERT OR REPLACE INTO games (game_id, fixture, finished_at, record) VALUES (?, ?, ?, ?)",
                     (record.game_id, record.fixture, finished, blob),
+                )
+                self._db.execute(
+                    "INSERT OR REPLACE INTO summaries (game_id, fixture, summary) VALUES (?, ?, ?)",
+                    (record.game_id, record.fixture, summary),
                 )
                 self._db.executemany(
                     "INSERT INTO faults (game_id, seat, bot, kind, decision, detail, request, answer, ms) "
@@ -272,6 +286,36 @@ class ResultsStore:
             for key in batch:
                 if key in blobs:  # unless removed since the keys were read
                     yield GameRecord.from_json(json.loads(blobs.pop(key)))
+
+    def played_games(self) -> Iterator[PlayedGame]:
+        """What the standings need of every stored game (:class:`PlayedGame`), ordered by
+        fixture (then game id): a tenth of the records to read, so standings, the live
+        view and the web site are quick however long the league. Games stored without a
+        summary (an older file) are read from their records."""
+        with self._lock:
+            tables = {row[0] for row in self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            query = (
+                "SELECT g.game_id, s.summary FROM games g LEFT JOIN summaries s ON s.game_id = g.game_id ORDER BY g.fixture, g.game_id"
+                if "summaries" in tables
+                else "SELECT game_id, NULL FROM games ORDER BY fixture, game_id"
+            )
+            rows = self._db.execute(query).fetchall()
+        shared: dict[Any, Any] = {}
+        for game_id, summary in rows:
+            if summary is not None:
+                yield PlayedGame.from_json(json.loads(summary), shared)
+                continue
+            with self._lock:
+                row = self._db.execute("SELECT record FROM games WHERE game_id = ?", (game_id,)).fetchone()
+            if row is not None:
+                yield PlayedGame.of(GameRecord.from_json(json.loads(row[0])), shared)
+
+    def rules(self) -> dict[str, Any] | None:
+        """The rules the league's games were played under (those of its first stored game,
+        as ``GameRecord.rules``); None before any game."""
+        with self._lock:
+            row = self._db.execute("SELECT json_extract(record, '$.rules') FROM games ORDER BY fixture, game_id LIMIT 1").fetchone()
+        return json.loads(row[0]) if row is not None and row[0] is not None else None
 
     def record(self, game_id: str) -> GameRecord:
         """The game ``game_id``; StoreError naming close ids and how to list them."""
