@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import atexit
+import os
 import sys
 from collections.abc import Iterator, Sequence
+from typing import NoReturn
 
 from rich.console import Console
 from rich.markup import escape
@@ -67,6 +70,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         if isinstance(leaf, BrokenPipeError):  # the reader stopped early, e.g. `| head`
             return quiet_broken_pipe()
         raise
+
+
+def entry() -> NoReturn:
+    """The ``referee`` command (and ``python -m referee``): :func:`main`, then the atexit
+    handlers, then exit without the interpreter's final garbage collection, which costs a
+    second of CPU after a league (several seconds on a loaded machine; bench/NOTES.md,
+    B9). Everything of the referee's own is stored and closed by then."""
+    try:
+        code: int | str | None = main()
+    except SystemExit as stop:  # argparse: --help, a bad option
+        code = stop.code
+    if isinstance(code, str):
+        print(code, file=sys.stderr)
+        code = 1
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe: `referee ... | head`
+            pass
+    os._exit(code or 0)
 
 
 def _only_error(error: BaseException) -> BaseException:

@@ -23,6 +23,7 @@ from referee.report.live import make_reporter
 from referee.report.standings_table import print_standings
 from referee.schedule.fixture import Fixture
 from referee.schedule.make import make_fixtures
+from referee.standings.uncertainty import load as load_statistics
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -78,6 +79,7 @@ def run(args: argparse.Namespace) -> int:
     def standings() -> None:
         print_standings(console, store_standings(store, spec), title=f"Standings — {escape(spec.name)}", rules_line=f"rules: {spec.rules.summary()}")
 
+    load_statistics()  # now, not when Ctrl-C must print the standings at once
     league_night = partial(run_league, spec, schedule, store, reporter, cluster)
     try:
         with shutdown_guard(console, store, summary=standings), reporter, (contextlib.closing(cluster) if cluster else contextlib.nullcontext()):

@@ -122,10 +122,11 @@ def shutdown_guard(
     except BaseException as error:
         if not interrupted(error):
             raise
-        sandbox.kill_all()
+        sandbox.ask_to_stop(sandbox.live_processes())  # Ctrl-C: their grace runs while the summary is printed
         signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second SIGTERM must not cut the summary
         if summary is not None:
             summary()
+        sandbox.kill_all()  # what is left of their grace, then SIGKILL
         if store is not None:
             kept = len(store.finished_game_ids())
             hint = "; continue with --resume" if resumable else ""

@@ -139,6 +139,8 @@ def play_match(
             events = game.events[state.events_sent :]
             state.events_sent = len(game.events)
             reply, verdict, overload = _ask(player, view, events, decision, state, time, stopped)
+            if stopped is not None and stopped():  # interrupted: the call was cut, not the bot's fault
+                raise MatchStopped(f"game {game.game_id} abandoned at decision {decision}")
             if overload is not None and verdict != "timeout":
                 result.overloads.append(overload)
             state.last_ms = round(reply.ms, 3)  # as recorded (ActionRecord.ms)

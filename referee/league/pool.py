@@ -26,7 +26,7 @@ from referee.game.timecontrol import TimeControl
 from referee.game.views import Event, SeatView
 from referee.league.evidence import DecisionProbe
 from referee.league.lateness import heartbeat
-from referee.sandbox import TERM_GRACE_S, BotProcess, SandboxSettings, launch, stop
+from referee.sandbox import TERM_GRACE_S, BotProcess, SandboxSettings, ask_to_stop, launch, stop
 from referee.sandbox.command import resolve_command
 from referee.transport.client import BotClient, HelloError, HelloInfo, ProtocolMismatch, Reply
 
@@ -154,6 +154,14 @@ def _interrupted() -> bool:
         return False
 
 
+def _stopping(error: BaseException) -> bool:
+    """Whether ``error`` ends the league because it was stopped (Ctrl-C, SIGTERM, a
+    cancellation), also inside an exception group."""
+    if isinstance(error, BaseExceptionGroup):
+        return any(_stopping(inner) for inner in error.exceptions)
+    return isinstance(error, (KeyboardInterrupt, trio.Cancelled))
+
+
 def _hello_request_json() -> str:
     """The Hello request as JSON (the evidence of a ``startup`` or ``protocol`` fault)."""
     return json.dumps(
@@ -209,8 +217,8 @@ class BotPool:
     async def __aenter__(self) -> BotPool:
         return self
 
-    async def __aexit__(self, *exc: object) -> None:
-        self.close()
+    async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: object) -> None:
+        self.close(interrupted=exc is not None and _stopping(exc))
 
     def withdrawn(self) -> set[str]:
         return {name for name, slots in self._bots.items() if slots.withdrawn}
@@ -267,14 +275,20 @@ class BotPool:
             if slots is not None and not slots.entry.remote:
                 self._count_failure(slots)
 
-    def close(self) -> None:
+    def close(self, *, interrupted: bool = False) -> None:
         """Stop every process the pool started (idempotent): SIGTERM, a short grace, then
-        SIGKILL (:func:`referee.sandbox.stop`); on Ctrl-C, SIGKILL at once."""
+        SIGKILL (:func:`referee.sandbox.stop`). When ``interrupted`` (Ctrl-C, SIGTERM) or
+        cancelled, the grace runs on without the referee waiting for it
+        (:func:`referee.sandbox.ask_to_stop`)."""
         for lease in self._live:
             lease.client.close()
             if lease.probe is not None:
                 lease.probe.close()
-        stop([lease.process for lease in self._live if lease.process is not None], 0.0 if _interrupted() else TERM_GRACE_S)
+        processes = [lease.process for lease in self._live if lease.process is not None]
+        if interrupted or _interrupted():
+            ask_to_stop(processes)  # the referee stops at once; the bots get their grace meanwhile
+        else:
+            stop(processes, TERM_GRACE_S)
         self._live.clear()
 
     # --- internals ---------------------------------------------------------------

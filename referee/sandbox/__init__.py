@@ -8,7 +8,7 @@ no isolation) and ``none`` (debugging). :func:`resolve_mode` tells which one run
 
 from referee.sandbox.launch import launch
 from referee.sandbox.modes import NONE_WARNING, RLIMITS_WARNING, bwrap_problem, resolve_mode
-from referee.sandbox.process import TERM_GRACE_S, BotProcess, kill_all, live_processes, stop
+from referee.sandbox.process import TERM_GRACE_S, BotProcess, ask_to_stop, kill_all, live_processes, stop
 from referee.sandbox.settings import SandboxSettings
 
 __all__ = [
@@ -17,6 +17,7 @@ __all__ = [
     "TERM_GRACE_S",
     "BotProcess",
     "SandboxSettings",
+    "ask_to_stop",
     "bwrap_problem",
     "kill_all",
     "launch",

@@ -101,6 +101,14 @@ def _quantile(alpha: float, df: int) -> float:
     return _t_ppf(1 - alpha / 2, df)
 
 
+def load() -> None:
+    """Load the numerical libraries now (numpy, scipy.special: a few tenths of a second of
+    CPU), e.g. before a league starts, so that the standings printed on Ctrl-C cost only
+    their arithmetic."""
+    import numpy  # noqa: F401
+    from scipy import special  # noqa: F401
+
+
 def _t_ppf(probability: float, df: int) -> float:
     """Student's t quantile (``scipy.stats.t.ppf``, which computes it with ``stdtrit``;
     ``scipy.stats`` itself costs ~0.5 s of CPU to import)."""
