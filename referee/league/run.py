@@ -23,6 +23,7 @@ from referee.game.rules import Rules
 from referee.game.timecontrol import TimeControl
 from referee.league.gamethread import Stopped, run_game_thread
 from referee.league.match import MatchResult, Player, play_match
+from referee.league.pacing import Pacer
 from referee.league.pool import BotEntry, BotPool, Lease, StartFailure
 from referee.league.tracelog import TraceLog
 from referee.results.store import ResultsStore
@@ -111,8 +112,9 @@ async def run_league(
         max_restarts=spec.faults.max_restarts,
         restarts=store.restart_counts(),  # a resumed league remembers restarts and withdrawals
     ) as pool:
+        pacer = Pacer(spec.concurrency)  # one pace for the whole league, round after round
         while (batch := rounds.next_round()) is not None:
-            await play_round(partial(run_fixtures, pool=pool), spec, batch, store, reporter)
+            await play_round(partial(run_fixtures, pool=pool, pacer=pacer), spec, batch, store, reporter)
 
 
 async def play_round(
@@ -133,16 +135,27 @@ async def play_round(
 
 
 async def run_fixtures(
-    spec: LeagueSpec, fixtures: Sequence[Fixture], started: Started, finished: Finished, *, pool: BotPool
+    spec: LeagueSpec, fixtures: Sequence[Fixture], started: Started, finished: Finished, *, pool: BotPool, pacer: Pacer | None = None
 ) -> None:
-    """The local :class:`FixtureRunner` (with ``pool`` bound): ``spec.concurrency`` games at once."""
+    """The local :class:`FixtureRunner` (with ``pool`` bound): up to ``spec.concurrency``
+    games at once, fewer while the machine is overloaded (:mod:`referee.league.pacing`)."""
+    pacer = pacer or Pacer(spec.concurrency)
     send, receive = trio.open_memory_channel[Fixture](len(fixtures) or 1)
     for fixture in fixtures:
         send.send_nowait(fixture)
     send.close()
     async with trio.open_nursery() as nursery:
-        for _ in range(max(1, min(spec.concurrency, len(fixtures)))):
-            nursery.start_soon(_worker, spec, pool, receive.clone(), started, finished)
+        pacing = trio.CancelScope()
+
+        async def keep_pace() -> None:
+            with pacing:
+                await pacer.keep_pace()
+
+        nursery.start_soon(keep_pace)
+        async with trio.open_nursery() as games:
+            for _ in range(max(1, min(spec.concurrency, len(fixtures)))):
+                games.start_soon(_worker, spec, pool, receive.clone(), started, finished, pacer)
+        pacing.cancel()
     receive.close()
 
 
@@ -152,11 +165,13 @@ async def _worker(
     fixtures: trio.MemoryReceiveChannel[Fixture],
     started: Started,
     finished: Finished,
+    pacer: Pacer,
 ) -> None:
     async with fixtures:
         async for fixture in fixtures:
-            started(fixture)
-            finished(await play_fixture(spec, pool, fixture))
+            async with pacer.slot():
+                started(fixture)
+                finished(await play_fixture(spec, pool, fixture))
 
 
 async def play_fixture(

@@ -4,7 +4,8 @@ The mechanism, measured (bench/NOTES.md, B9): beside a CPU hog the bots answer i
 of their own CPU, but the referee's game thread, woken by the reply, waits hundreds of ms
 for a core (its run-queue wait was the whole late time), so the reply is read after the
 deadline. Here the referee itself is starved outright, as the machine does to it: a
-helper stops the referee process (SIGSTOP) for 0.5 s every 0.9 s while a league plays.
+helper stops the referee process (SIGSTOP) for 0.5 s, again and again after 0.1-0.7 s
+(seeded, so that the stops do not fall into step with the slow bot's asks).
 Bots that answer at once must get no fault; a bot that really sleeps past its deadline
 must get exactly the timeouts it gets on a quiet machine.
 """
@@ -12,19 +13,21 @@ must get exactly the timeouts it gets on a quiet machine.
 from __future__ import annotations
 
 import os
+import random
 import signal
 import subprocess
 import sys
 import threading
 from pathlib import Path
 
+from referee.results.store import ResultsStore
 from tests.conftest import REPO, run_referee, write_config
 from tests.e2e.test_league_e2e import stored_records
 
 SAMPLES = REPO / "sample_bots" / "python"
 BOTS = Path(__file__).parent / "bots"
 STALL_S = 0.5  # the referee is stopped this long ...
-BETWEEN_S = 0.4  # ... then runs this long, over and over
+BETWEEN_S = (0.1, 0.7)  # ... then runs this long, over and over
 
 
 def config(tmp: Path) -> Path:
@@ -56,8 +59,10 @@ def run_league(tmp: Path, *, stalls: bool) -> tuple[list[tuple[str, str, int | N
     )  # fmt: skip
     done = threading.Event()
 
+    gaps = random.Random(26)
+
     def stall() -> None:
-        while not done.wait(BETWEEN_S):
+        while not done.wait(gaps.uniform(*BETWEEN_S)):
             try:
                 os.kill(referee.pid, signal.SIGSTOP)
                 done.wait(STALL_S)
@@ -86,11 +91,13 @@ def test_a_starved_referee_charges_no_innocent_bot_and_the_slow_one_exactly_as_o
     stalled, said = run_league(short_tmp / "stalled", stalls=True)
     innocent = [fault for fault in stalled if fault[1] != "sleeper"]
     assert innocent == [], f"bots that answer at once were charged: {innocent}"
-    assert "referee overloaded:" in said, "the summary says whose the late answers were"
+    with ResultsStore.open_existing(short_tmp / "stalled" / "loaded.sqlite") as store:
+        excused = sum(count for count, _ in store.overloads().values())
     faults = run_referee("faults", str(short_tmp / "stalled" / "loaded.sqlite"))
-    assert faults.returncode == 0 and "referee overloaded:" in faults.stdout, faults.stdout + faults.stderr
     logs = "".join(path.read_text(errors="replace") for path in (short_tmp / "stalled" / "loaded").glob("*.log"))
-    assert "referee overloaded: decision" in logs, "each bot's log says which decisions"
+    # the late answers that were the machine's are said to be, wherever a teacher or a student looks
+    assert ("referee overloaded:" in said) == ("referee overloaded:" in faults.stdout) == (excused > 0), said + faults.stdout
+    assert logs.count("referee overloaded: decision") == excused, "each bot's log says which decisions"
     quiet, said = run_league(short_tmp / "quiet", stalls=False)
     assert quiet and all(kind == "timeout" for _, bot, _, kind in quiet if bot == "sleeper")
     assert stalled == quiet, "the slow bot gets the timeouts it gets on a quiet machine, no more, no fewer"

@@ -169,3 +169,12 @@ def test_a_bots_cpu_time_and_its_children_are_counted() -> None:
     finally:
         parent.kill()
         subprocess.run(["pkill", "-KILL", "-P", str(parent.pid)], check=False)
+
+
+def test_the_summary_line_names_the_machine_and_each_bot() -> None:
+    from referee.report.faults import overload_line
+
+    assert overload_line({}) is None
+    line = overload_line({"random": (3, 2), "heuristic": (1, 0)})
+    assert line is not None and line.startswith("referee overloaded: 4 late answers were the machine's")
+    assert "random 3, heuristic 1; 2 asked again" in line
