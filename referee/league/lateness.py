@@ -11,7 +11,9 @@ Two measures, both cheap enough for every decision:
   wakes. A late wake-up means the whole referee could not run: no core for its threads,
   its interpreter lock held by a thread the machine had stopped, the process stopped. A
   decision's share of those stalls is :meth:`Heartbeat.late_ms`; the share of recent time
-  lost is :meth:`Heartbeat.late_fraction`, which paces the league.
+  lost is :meth:`Heartbeat.late_fraction`.
+- :data:`held_up`: when decisions were held up by the machine (excused, asked again),
+  which paces the league (:mod:`referee.league.pacing`).
 
 Neither raises; where ``/proc`` is missing :func:`thread_wait_ms` is 0.
 """
@@ -111,6 +113,28 @@ class Heartbeat:
         now = time.monotonic() if now is None else now
         return self.late_ms(now - window_s, now, settle_s=0.0) / 1000.0 / window_s
 
+
+class HeldUp:
+    """When decisions were held up by the machine (late answers excused as its, or asked
+    again: docs/design.md §5), for the league's pace. Thread-safe: the games' threads note,
+    the pace reads."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._times: collections.deque[float] = collections.deque(maxlen=KEEP)
+
+    def note(self, when: float | None = None) -> None:
+        with self._lock:
+            self._times.append(time.monotonic() if when is None else when)
+
+    def since(self, start: float) -> int:
+        """How many were noted at or after ``start`` (monotonic s)."""
+        with self._lock:
+            return sum(1 for when in self._times if when >= start)
+
+
+held_up = HeldUp()
+"""The process's record of decisions held up by the machine."""
 
 _heartbeat = Heartbeat()
 

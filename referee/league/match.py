@@ -30,6 +30,7 @@ from referee.game.faults import FaultPolicy
 from referee.game.records import ActionRecord, FaultKind, FaultRecord, OverloadRecord
 from referee.game.timecontrol import MAX_ASKS, SeatClock, TimeControl, Verdict
 from referee.game.views import Action, Event, SeatView, fallback_action, format_action
+from referee.league.lateness import held_up
 from referee.transport.replies import Reply
 
 
@@ -208,6 +209,8 @@ def _ask(
             last_decision_ms=state.last_ms,
         )
         verdict, charged = state.clock.judge(reply.ms, reply.fault, reply.evidence, last_ask=ask == MAX_ASKS)
+        if verdict in ("excused", "ask again"):
+            held_up.note()  # the league's pace follows these (referee.league.pacing)
         if verdict in ("excused", "ask again") or took:
             took.append(round(reply.ms, 3))
             excused.append(round(reply.evidence.excused_ms(time.move_ms), 3) if reply.evidence is not None else 0.0)

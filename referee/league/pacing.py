@@ -1,21 +1,23 @@
-"""Games at once paced to the machine (docs/design.md §5, "A loaded machine"): when the
-referee finds itself late (its heartbeat, :mod:`referee.league.lateness`), it plays fewer
-games at once, one fewer per check, down to one; when it has been on time for a while it
-plays more again, up to the league's ``concurrency``."""
+"""Games at once paced to the machine (docs/design.md §5, "A loaded machine"): while the
+machine holds up the bots' decisions (late answers excused as its, or asked again:
+:data:`referee.league.lateness.held_up`), the league plays fewer games at once, one fewer
+per check, down to one; once no decision has been held up for a while it plays more
+again, up to its ``concurrency``. Other programs keeping the machine busy without holding
+up a decision do not slow the league down (bench/NOTES.md, B9)."""
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import trio
 
-from referee.league.lateness import Heartbeat, heartbeat
+from referee.league.lateness import HeldUp, held_up
 
 CHECK_S = 1.0  # how often the pace is checked
 WINDOW_S = 5.0  # the recent time judged at each check
-SLOW_DOWN = 0.20  # the share of the window the referee was stalled that lowers the pace
-SPEED_UP = 0.05  # ... below which, for CALM_CHECKS checks in a row, it rises again
-CALM_CHECKS = 3
+SLOW_DOWN = 2  # decisions held up in the window that lower the pace
+CALM_CHECKS = 5  # checks in a row with none held up in the window before it rises again
 
 
 @dataclass(frozen=True)
@@ -26,12 +28,12 @@ class Pace:
     most: int
     calm: int = 0
 
-    def next(self, late_fraction: float) -> Pace:
-        """The pace after a check that found the referee stalled ``late_fraction`` (0-1)
-        of the recent window. Pure."""
-        if late_fraction >= SLOW_DOWN:
+    def next(self, held: int) -> Pace:
+        """The pace after a check that found ``held`` decisions held up by the machine in
+        the recent window. Pure."""
+        if held >= SLOW_DOWN:
             return Pace(max(1, self.games - 1), self.most, 0)
-        if late_fraction < SPEED_UP:
+        if held == 0:
             calm = self.calm + 1
             if calm >= CALM_CHECKS and self.games < self.most:
                 return Pace(self.games + 1, self.most, 0)
@@ -43,10 +45,10 @@ class Pacer:
     """A limit on the games played at once that follows :class:`Pace`. ``async with
     pacer.slot():`` around each game; run :meth:`keep_pace` beside the games."""
 
-    def __init__(self, most: int, beat: Heartbeat | None = None) -> None:
+    def __init__(self, most: int, held: HeldUp | None = None) -> None:
         self.pace = Pace(max(1, most), max(1, most))
         self.limiter = trio.CapacityLimiter(self.pace.games)
-        self._beat = beat
+        self._held = held or held_up
         self.lowest = self.pace.games  # the fewest games at once it came down to (bench, tests)
 
     def slot(self) -> trio.CapacityLimiter:
@@ -54,10 +56,9 @@ class Pacer:
 
     async def keep_pace(self) -> None:
         """Check the pace every :data:`CHECK_S` seconds until cancelled."""
-        beat = self._beat or heartbeat()
         while True:
             await trio.sleep(CHECK_S)
-            self.pace = self.pace.next(beat.late_fraction(WINDOW_S))
+            self.pace = self.pace.next(self._held.since(time.monotonic() - WINDOW_S))
             if self.pace.games != self.limiter.total_tokens:
                 self.limiter.total_tokens = self.pace.games
                 self.lowest = min(self.lowest, self.pace.games)
