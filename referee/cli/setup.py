@@ -8,6 +8,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import dataclasses
+import os
 import signal
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
@@ -122,6 +123,7 @@ def shutdown_guard(
     except BaseException as error:
         if not interrupted(error):
             raise
+        _hurry()
         sandbox.ask_to_stop(sandbox.live_processes())  # Ctrl-C: their grace runs while the summary is printed
         signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second SIGTERM must not cut the summary
         if summary is not None:
@@ -136,6 +138,15 @@ def shutdown_guard(
     finally:
         sandbox.kill_all()
         signal.signal(signal.SIGTERM, previous)
+
+
+def _hurry() -> None:
+    """Stopping: ask the machine for this thread's CPU first (a nice of -5, where the
+    referee may raise its priority, e.g. as root): on a loaded machine the few tenths of
+    a second of CPU the stop needs would otherwise wait for a core many times over. The
+    threads it starts from here inherit it. Silently nothing where it is not allowed."""
+    with contextlib.suppress(OSError, AttributeError):
+        os.setpriority(os.PRIO_PROCESS, 0, -5)
 
 
 def run_trio(main: Callable[[], Awaitable[T]]) -> T:

@@ -334,8 +334,15 @@ def stop(processes: Iterable[BotProcess], grace_s: float = TERM_GRACE_S) -> None
             time.sleep(0.01)
     for process in processes:
         process.send_kill()
-    for process in processes:
-        process.kill()
+    if len(processes) == 1:
+        processes[0].kill()
+        return
+    # each kill waits for its tree, its log and its clean-up: side by side, not one after another
+    reapers = [threading.Thread(target=process.kill, name=f"reap {process.name}", daemon=True) for process in processes]
+    for reaper in reapers:
+        reaper.start()
+    for reaper in reapers:
+        reaper.join()
 
 
 def ask_to_stop(processes: Iterable[BotProcess], grace_s: float = TERM_GRACE_S) -> None:
