@@ -1,4 +1,4 @@
-"""``make bench``: run B1-B9 (each its own process, its variants interleaved), then write
+"""``make bench``: run B1-B10 (each its own process, its variants interleaved), then write
 ``BENCHMARKS.md`` with the machine, the date, every figure as median [min–max] over the
 repetitions, the targets met or missed, and the analysis in ``bench/NOTES.md``.
 
@@ -39,7 +39,7 @@ BENCHES: dict[str, tuple[str, str, int]] = {  # script, title, repetitions multi
     "B6": ("b6_memory.py", "B6 memory", 1),
     "B7": ("b7_standings.py", "B7 standings: simulated class-size leagues (engine only)", 1),
     "B8": ("b8_cluster.py", "B8 cluster overhead", 1),
-    "B9": ("b9_load.py", "B9 load: a league beside a CPU hog, and Ctrl-C under it", 1),
+    "B10": ("b10_load.py", "B10 load: a league beside a CPU hog, and Ctrl-C under it", 1),
 }
 B7_LEAGUES: int | None = None  # --b7-leagues: leagues per B7 figure (the script's small default otherwise)
 B7_ARGS: list[str] = []  # --b7-args: more options for bench/b7_standings.py
@@ -89,9 +89,9 @@ TARGETS = (
     Target("B7", "class: tiers ~0.1 pts/g apart ordered by the sequential stop ≤ 10 min at the B4 rate", "class_stop_minutes", lambda f: f.median <= 10, _median, 10),
     Target("B7", "class: even one z-test of one pair 0.1 pts/g apart ≤ 10 min (lower bound)", "class_bound_minutes", lambda f: f.median <= 10, _median, 10),
     Target("B8", "Dask ≤ 5 % more wall time per game than local, same concurrency", "overhead", lambda f: f.median <= 5, _median, 5),
-    Target("B9", "beside 4 busy loops per core: 0 faults of the sample bots", "innocent_faults_load", lambda f: max(f.values) == 0, lambda f: f"{max(f.values):.0f} (worst repetition)"),
-    Target("B9", "beside 4 busy loops per core: the sleepers' timeouts as on a quiet machine", "sleeper_change", lambda f: max(map(abs, f.values)) == 0, lambda f: f"{max(map(abs, f.values)):.0f} (worst repetition)"),
-    Target("B9", "Ctrl-C ends the run within 2 s beside 4 busy loops per core", "stop_s", lambda f: max(f.values) <= 2, lambda f: f"{f.text()} (worst {max(f.values):.2f} s)", 2),
+    Target("B10", "beside 4 busy loops per core: 0 faults of the sample bots", "innocent_faults_load", lambda f: max(f.values) == 0, lambda f: f"{max(f.values):.0f} (worst repetition)"),
+    Target("B10", "beside 4 busy loops per core: the sleepers' timeouts as on a quiet machine", "sleeper_change", lambda f: max(map(abs, f.values)) == 0, lambda f: f"{max(map(abs, f.values)):.0f} (worst repetition)"),
+    Target("B10", "Ctrl-C ends the run within 2 s beside 4 busy loops per core", "stop_s", lambda f: max(f.values) <= 2, lambda f: f"{f.text()} (worst {max(f.values):.2f} s)", 2),
 )
 
 
@@ -103,7 +103,7 @@ def run_bench(key: str, reps: int, quick: bool, sandbox: str) -> dict[str, objec
     load = " ".join(f"{x:.2f}" for x in os.getloadavg())
     with tempfile.TemporaryDirectory(prefix="kws-bench-") as tmp:
         out = Path(tmp) / "out.json"
-        mode = "auto" if key == "B9" and sandbox == "none" else sandbox  # B9 is a league night: bots sandboxed as usual
+        mode = "auto" if key == "B10" and sandbox == "none" else sandbox  # B10 is a league night: bots sandboxed as usual
         argv = [sys.executable, str(common.ROOT / "bench" / script), "--reps", str(reps), "--json", str(out), "--sandbox", mode]
         if quick:
             argv.append("--quick")

@@ -1,4 +1,4 @@
-"""A bot for the load benchmark (B9): answers at once, except every 5th decision of a
+"""A bot for the load benchmark (B10): answers at once, except every 5th decision of a
 game (by ``decision_number``), where it first sleeps 3 × the ``time_left_ms`` of its
 request: a bot that really is slow, and must get its timeouts however loaded the machine.
 

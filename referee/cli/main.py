@@ -76,7 +76,7 @@ def entry() -> NoReturn:
     """The ``referee`` command (and ``python -m referee``): :func:`main`, then the atexit
     handlers, then exit without the interpreter's final garbage collection, which costs a
     second of CPU after a league (several seconds on a loaded machine; bench/NOTES.md,
-    B9). Everything of the referee's own is stored and closed by then."""
+    B10). Everything of the referee's own is stored and closed by then."""
     try:
         code: int | str | None = main()
     except SystemExit as stop:  # argparse: --help, a bad option

@@ -3,7 +3,7 @@ machine holds up the bots' decisions (late answers excused as its, or asked agai
 :data:`referee.league.lateness.held_up`), the league plays fewer games at once, one fewer
 per check, down to one; once no decision has been held up for a while it plays more
 again, up to its ``concurrency``. Other programs keeping the machine busy without holding
-up a decision do not slow the league down (bench/NOTES.md, B9)."""
+up a decision do not slow the league down (bench/NOTES.md, B10)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """A loaded machine is the referee's problem, never a student's (docs/design.md §5).
 
-The mechanism, measured (bench/NOTES.md, B9): beside a CPU hog the bots answer in 1-2 ms
+The mechanism, measured (bench/NOTES.md, B10): beside a CPU hog the bots answer in 1-2 ms
 of their own CPU, but the referee's game thread, woken by the reply, waits hundreds of ms
 for a core (its run-queue wait was the whole late time), so the reply is read after the
 deadline. Here the referee itself is starved outright, as the machine does to it: a

@@ -1,5 +1,5 @@
 """Ctrl-C on a loaded machine ends `referee run` at once (docs/design.md §7; the time is
-measured in the benchmark, bench/NOTES.md B9): it stops asking, stores nothing
+measured in the benchmark, bench/NOTES.md B10): it stops asking, stores nothing
 half-played, prints the standings of the stored games while the bots have their grace to
 stop cleanly (SIGTERM), and kills whatever is left."""
 

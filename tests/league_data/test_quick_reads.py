@@ -1,5 +1,5 @@
 """The read commands start quickly whatever the machine's load: their time is their CPU,
-so they do little (bench/NOTES.md, B9: `referee faults` and `standings` took 24-30 s at
+so they do little (bench/NOTES.md, B10: `referee faults` and `standings` took 24-30 s at
 load 40 for 2 s of CPU). The standings come from a small summary per game, never from
 whole records; `referee faults` loads neither the statistics nor the league's machinery."""
 

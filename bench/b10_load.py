@@ -1,4 +1,4 @@
-"""B9 load: a league beside a CPU hog (4 busy loops per core, started here) against the
+"""B10 load: a league beside a CPU hog (4 busy loops per core, started here) against the
 same league on a quiet machine; and Ctrl-C under that load.
 
 The league is the real command, ``referee run CONFIG --no-live``, in the movement format:
@@ -95,7 +95,7 @@ def stored(results: Path) -> int:
 def league(repo: Path, games: int, sandbox: str, seed: int, loaded: bool) -> dict[str, float]:
     """One league; -> its figures."""
     command, cwd = referee_command(repo)
-    with common.temp_dir("kws-b9-") as tmp:
+    with common.temp_dir("kws-b10-") as tmp:
         night = config(tmp, games, sandbox, seed)
         loads: list[float] = []
         began = time.perf_counter()
@@ -138,7 +138,7 @@ class _Nothing:
 def stop_time(repo: Path, sandbox: str, seed: int) -> float:
     """Seconds from SIGINT to the end of ``referee run`` beside the hog, 4 games in."""
     command, cwd = referee_command(repo)
-    with common.temp_dir("kws-b9-") as tmp, Hog():
+    with common.temp_dir("kws-b10-") as tmp, Hog():
         night = config(tmp, GAMES, sandbox, seed)
         run = subprocess.Popen([*command, "run", str(night), "--no-live"], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # fmt: skip
@@ -193,7 +193,7 @@ def main() -> None:
         Figure("load_quiet", "load average (1 min, highest) without it", "", quiet["load"]),
     ]
     common.write_json(
-        args.json, "B9 load", figures, move_ms=MOVE_MS, grace_ms=GRACE_MS, games=games, hog=f"{4 * (os.cpu_count() or 1)} busy loops",
+        args.json, "B10 load", figures, move_ms=MOVE_MS, grace_ms=GRACE_MS, games=games, hog=f"{4 * (os.cpu_count() or 1)} busy loops",
         sandbox=args.sandbox, referee=str(args.referee), machine=common.machine(),
     )  # fmt: skip
 
