@@ -1,4 +1,4 @@
-"""``make bench``: run B1-B11 (each its own process, its variants interleaved), then write
+"""``make bench``: run B1-B12 (each its own process, its variants interleaved), then write
 ``BENCHMARKS.md`` with the machine, the date, every figure as median [min–max] over the
 repetitions, the targets met or missed, and the analysis in ``bench/NOTES.md``.
 
@@ -42,6 +42,7 @@ BENCHES: dict[str, tuple[str, str, int]] = {  # script, title, repetitions multi
     "B9": ("b9_export.py", "B9 export: a 420-game class league as a static site", 1),
     "B10": ("b10_futex.py", "B10 shared futex waits under bubblewrap: answered by the referee, or refused", 1),
     "B11": ("b11_idle_processes.py", "B11 bot processes the deal rule keeps: a 30-bot league, and in a memory limit", 1),
+    "B12": ("b12_load.py", "B12 load: a league beside a CPU hog, and Ctrl-C under it", 1),
 }
 B7_LEAGUES: int | None = None  # --b7-leagues: leagues per B7 figure (the script's small default otherwise)
 B7_ARGS: list[str] = []  # --b7-args: more options for bench/b7_standings.py
@@ -99,6 +100,9 @@ TARGETS = (
     Target("B9", "export of a 420-game league ≤ 20 s", "seconds", lambda f: f.median <= 20, _median, 20),
     Target("B10", "an idle Java bot ≤ 0.1 s of CPU in 10 s (waits answered)", "idle_java_notified", lambda f: f.median <= 0.1, _median, 0.1),
     Target("B11", "a 30-bot league completes in a 2 GiB memory cgroup (a container)", "limit_completed", lambda f: min(f.values) == 1, lambda f: f"{min(f.values):.0f} (worst repetition)"),
+    Target("B12", "beside 4 busy loops per core: 0 faults of the sample bots", "innocent_faults_load", lambda f: max(f.values) == 0, lambda f: f"{max(f.values):.0f} (worst repetition)"),
+    Target("B12", "beside 4 busy loops per core: the sleepers' timeouts as on a quiet machine", "sleeper_change", lambda f: max(map(abs, f.values)) == 0, lambda f: f"{max(map(abs, f.values)):.0f} (worst repetition)"),
+    Target("B12", "Ctrl-C ends the run within 2 s beside 4 busy loops per core", "stop_s", lambda f: max(f.values) <= 2, lambda f: f"{f.text()} (worst {max(f.values):.2f} s)", 2),
 )
 
 
@@ -110,7 +114,8 @@ def run_bench(key: str, reps: int, quick: bool, sandbox: str) -> dict[str, objec
     load = " ".join(f"{x:.2f}" for x in os.getloadavg())
     with tempfile.TemporaryDirectory(prefix="kws-bench-") as tmp:
         out = Path(tmp) / "out.json"
-        argv = [sys.executable, str(common.ROOT / "bench" / script), "--reps", str(reps), "--json", str(out), "--sandbox", sandbox]
+        mode = "auto" if key == "B12" and sandbox == "none" else sandbox  # B12 is a league night: bots sandboxed as usual
+        argv = [sys.executable, str(common.ROOT / "bench" / script), "--reps", str(reps), "--json", str(out), "--sandbox", mode]
         if quick:
             argv.append("--quick")
         if key == "B7" and B7_LEAGUES:

@@ -1,5 +1,5 @@
 """``python -m referee`` is the ``referee`` command."""
 
-from referee.cli.main import main
+from referee.cli.main import entry
 
-raise SystemExit(main())
+entry()

@@ -99,3 +99,18 @@ def as_normal_user() -> Iterator[NormalUser]:
                 pytest.fail(message)
             pytest.skip(message)
         yield user
+
+
+@pytest.fixture
+def cpu_hog() -> Iterator[int]:
+    """A loaded machine: 4 busy loops per core (load >= 4 x cores) for the test's length;
+    yields how many run."""
+    count = 4 * (os.cpu_count() or 1)
+    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(count)]
+    try:
+        yield count
+    finally:
+        for hog in hogs:
+            hog.kill()
+        for hog in hogs:
+            hog.wait()

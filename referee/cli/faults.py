@@ -11,7 +11,7 @@ from pathlib import Path
 from referee.errors import ConfigError
 from referee.game.records import FAULT_KINDS
 from referee.report.console import make_console
-from referee.report.faults import faults_csv, faults_json, find_logs, print_faults, print_summary
+from referee.report.faults import faults_csv, faults_json, find_logs, overload_line, print_faults, print_summary
 from referee.results.store import ResultsStore
 
 
@@ -43,8 +43,12 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(faults_csv(faults, logs))
         return 0
     title = f"Faults — {league}" + (f", bot {args.bot}" if args.bot else "") + (f", {args.kind}" if args.kind else "")
+    console = make_console()
     if args.full:
-        print_faults(make_console(), faults, title=title, full=True, logs=logs)
+        print_faults(console, faults, title=title, full=True, logs=logs)
     else:
-        print_summary(make_console(), faults, title=title, logs=logs)
+        print_summary(console, faults, title=title, logs=logs)
+    overloaded = {bot: counts for bot, counts in store.overloads().items() if args.bot in (None, bot)}
+    if (line := overload_line(overloaded)) is not None:
+        console.print(line, style="yellow", soft_wrap=True, highlight=False, markup=False)
     return 0

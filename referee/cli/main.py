@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import atexit
+import os
 import sys
 from collections.abc import Iterator, Sequence
+from typing import NoReturn
 
 from rich.console import Console
 from rich.markup import escape
@@ -26,7 +29,9 @@ def positive_int(text: str) -> int:
     return value
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The command line's parser; with ``command`` (as typed: ``check-bot``) only that
+    command's module is loaded (a command starts without loading what the others need)."""
     parser = argparse.ArgumentParser(
         prog="referee",
         description="Knockout Whist Referee: run bot tournaments of Knockout Whist.",
@@ -34,7 +39,10 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     import importlib
 
+    wanted = command.replace("-", "_") if command is not None else None
     for name in COMMANDS:
+        if wanted in COMMANDS and name != wanted:
+            continue
         module = importlib.import_module(f"referee.cli.{name}")
         module.add_parser(sub)
     return parser
@@ -43,10 +51,10 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code (0 ok, 1 a check failed, 2 bad input, 130 Ctrl-C,
     141 the output pipe closed early)."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    arguments = list(sys.argv[1:] if argv is None else argv)
     err = Console(stderr=True, highlight=False)
     try:
+        args = build_parser(arguments[0] if arguments else None).parse_args(arguments)
         code: int = args.handler(args)
         sys.stdout.flush()  # here, not at exit: a closed pipe is then caught below
         return code
@@ -62,6 +70,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         if isinstance(leaf, BrokenPipeError):  # the reader stopped early, e.g. `| head`
             return quiet_broken_pipe()
         raise
+
+
+def entry() -> NoReturn:
+    """The ``referee`` command (and ``python -m referee``): :func:`main`, then the atexit
+    handlers, then exit without the interpreter's final garbage collection, which costs a
+    second of CPU after a league (several seconds on a loaded machine; bench/NOTES.md,
+    B12). Everything of the referee's own is stored and closed by then."""
+    try:
+        code: int | str | None = main()
+    except SystemExit as stop:  # argparse: --help, a bad option
+        code = stop.code
+    if isinstance(code, str):
+        print(code, file=sys.stderr)
+        code = 1
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe: `referee ... | head`
+            pass
+    os._exit(code or 0)
 
 
 def _only_error(error: BaseException) -> BaseException:

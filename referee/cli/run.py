@@ -24,11 +24,13 @@ from referee.league.preflight import check_bots, no_league, trouble_line
 from referee.league.progress import Plan
 from referee.league.run import LeagueSpec, run_league
 from referee.league.runstate import RunClock
+from referee.report.faults import overload_line
 from referee.report.live import make_reporter
 from referee.report.safe_text import safe_markup
 from referee.report.standings_table import print_standings
 from referee.schedule.fixture import Fixture
 from referee.schedule.make import make_fixtures
+from referee.standings.uncertainty import load as load_statistics
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -90,6 +92,8 @@ def run(args: argparse.Namespace) -> int:
     def standings() -> None:
         print_standings(console, store_standings(store, spec), title=f"Standings — {escape(spec.name)}", rules_line=f"rules: {spec.rules.summary()}")
 
+    load_statistics()  # now, not when Ctrl-C must print the standings at once
+
     async def league_night() -> None:
         async with trio.open_nursery() as nursery:
             nursery.start_soon(run_clock.keep_beating)
@@ -121,6 +125,8 @@ def run(args: argparse.Namespace) -> int:
         if not run_clock.ended:
             run_clock.end("interrupted", f"interrupted with {store.game_count():,} games stored")
     standings()
+    if (line := overload_line(store.overloads())) is not None:
+        console.print(line, style="yellow", soft_wrap=True, highlight=False, markup=False)
     console.print(f"results: {store.path}   (referee standings {store.path})")
     return 0
 

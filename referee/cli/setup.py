@@ -8,6 +8,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import dataclasses
+import os
 import signal
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
@@ -128,10 +129,12 @@ def shutdown_guard(
     except BaseException as error:
         if not interrupted(error):
             raise
-        sandbox.kill_all()
+        _hurry()
+        sandbox.ask_to_stop(sandbox.live_processes())  # Ctrl-C: their grace runs while the summary is printed
         signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second SIGTERM must not cut the summary
         if summary is not None:
             summary()
+        sandbox.kill_all()  # what is left of their grace, then SIGKILL
         if store is not None:
             kept = len(store.finished_game_ids())
             hint = "; continue with --resume" if resumable else ""
@@ -141,6 +144,15 @@ def shutdown_guard(
     finally:
         sandbox.kill_all()
         signal.signal(signal.SIGTERM, previous)
+
+
+def _hurry() -> None:
+    """Stopping: ask the machine for this thread's CPU first (a nice of -5, where the
+    referee may raise its priority, e.g. as root): on a loaded machine the few tenths of
+    a second of CPU the stop needs would otherwise wait for a core many times over. The
+    threads it starts from here inherit it. Silently nothing where it is not allowed."""
+    with contextlib.suppress(OSError, AttributeError):
+        os.setpriority(os.PRIO_PROCESS, 0, -5)
 
 
 def run_trio(main: Callable[[], Awaitable[T]]) -> T:
@@ -171,7 +183,7 @@ def store_standings(store: ResultsStore, spec: LeagueSpec, sequential: Sequentia
     verdicts ``sequential`` asks for (default: those kept in the store, see
     :func:`stored_sequential`)."""
     return compute_standings(
-        store.records(),
+        store.played_games(),
         bots=[bot.name for bot in spec.bots],
         remote={bot.name for bot in spec.bots if bot.remote},
         sequential=stored_sequential(store) if sequential is None else sequential,

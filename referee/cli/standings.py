@@ -31,9 +31,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 def run(args: argparse.Namespace) -> int:
     store = ResultsStore.open_existing(args.results)
-    records = list(store.records())
     meta = store.meta()
-    standings = compute_standings(records, sequential=Sequential.from_text(meta.get("sequential")))
+    standings = compute_standings(store.played_games(), sequential=Sequential.from_text(meta.get("sequential")))
     if args.format == "json":
         print(json.dumps(standings.to_json(), indent=2))
     elif args.format == "csv":
@@ -41,7 +40,8 @@ def run(args: argparse.Namespace) -> int:
         for row in standings.head_to_head_csv_rows() if args.head_to_head else standings.csv_rows():
             writer.writerow(row)
     else:
-        rules = Rules.from_dict(records[0].rules).summary() if records else None
+        played = store.rules()
+        rules = Rules.from_dict(played).summary() if played is not None else None
         print_standings(
             make_console(), standings, title=f"Standings — {escape(str(meta.get('league', '')))}", rules_line=f"rules: {rules}" if rules else None,
             head_to_head=True if args.head_to_head else None,

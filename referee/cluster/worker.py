@@ -148,19 +148,19 @@ class _WorkerPool(BotPool):
         self.refused = refused
         self._slot = first_slot
 
-    async def acquire(self, name: str, deal: Hashable | None = None) -> Lease | StartFailure | None:
-        got = await self.try_acquire(name, deal)
+    async def acquire(self, name: str, deal: Hashable | None = None, *, note: str | None = None) -> Lease | StartFailure | None:
+        got = await self.try_acquire(name, deal, note=note)
         if isinstance(got, StartFailure) and got.answer == NOT_STARTED:
             raise HostTrouble(name, got.detail)
         return got
 
-    async def try_acquire(self, name: str, deal: Hashable | None = None) -> Lease | StartFailure | None:
+    async def try_acquire(self, name: str, deal: Hashable | None = None, *, note: str | None = None) -> Lease | StartFailure | None:
         """:meth:`acquire`, a host's failure returned as a StartFailure (answer NOT_STARTED)."""
         detail = self.refused.get(name)
         if detail is not None and not self.is_withdrawn(name):
             return StartFailure("startup", detail, answer=NOT_STARTED, ms=0.0)
         try:
-            return await super().acquire(name, deal)
+            return await super().acquire(name, deal, note=note)
         except (SandboxError, ConfigError, OSError) as error:
             return StartFailure("startup", f"bot {name!r}: {error}", answer=NOT_STARTED, ms=0.0)
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from referee.game.cards import parse_card
 from referee.game.engine import Game, RoundRecord, replay
-from referee.game.records import ActionRecord, FaultRecord, GameRecord, stored_faults
+from referee.game.records import ActionRecord, FaultRecord, GameRecord, OverloadRecord, stored_faults
 from referee.game.rules import Rules
 from referee.game.views import parse_action
 
@@ -52,6 +52,7 @@ def build_record(
     faults: list[FaultRecord],
     withdrawn: Sequence[bool] = (),
     forfeits: Sequence[tuple[int, int]] = (),
+    overloads: Sequence[OverloadRecord] = (),
 ) -> GameRecord:
     """A GameRecord of a finished ``game``, its ``faults`` bounded as stored
     (:func:`referee.game.records.stored_faults`). Raises ValueError if the game is not over."""
@@ -80,6 +81,7 @@ def build_record(
         rounds=[round_summary(r) for r in rounds],
         withdrawn=tuple(withdrawn) or tuple(False for _ in seats),
         forfeits=list(forfeits),
+        overloads=list(overloads),
     )
 
 

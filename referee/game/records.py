@@ -82,6 +82,35 @@ class ActionRecord:
     fault: FaultKind | None = None
 
 
+@dataclass(frozen=True)
+class OverloadRecord:
+    """A late answer that was the machine's, not the bot's (docs/design.md §5): not charged.
+
+    ``decision`` the game-wide decision number; ``asks`` how often it was asked (the
+    last answer counted); ``ms`` the time of each ask by the referee's clock; ``excused_ms``
+    per ask, the time the machine kept the referee or the bot from running; ``charged_ms``
+    what the bot's clock was charged for the last ask (its bank pays any overrun)."""
+
+    seat: int
+    bot: str
+    decision: int
+    asks: int
+    ms: tuple[float, ...]
+    excused_ms: tuple[float, ...]
+    charged_ms: float
+
+    @property
+    def detail(self) -> str:
+        """One line for the bot's log and ``referee faults``."""
+        took = ", ".join(f"{ms:,.0f}" for ms in self.ms)
+        excused = ", ".join(f"{ms:,.0f}" for ms in self.excused_ms)
+        asked = f"asked {self.asks} times" if self.asks > 1 else "its answer was accepted"
+        return (
+            f"referee overloaded: decision {self.decision} took {took} ms by the referee's clock, of which the machine kept "
+            f"the referee or the bot from running {excused} ms; not charged ({asked})"
+        )
+
+
 @dataclass
 class GameRecord:
     """A finished game. ``seats[i]`` is the bot name at seat i."""
@@ -106,6 +135,7 @@ class GameRecord:
     rounds: list[dict[str, Any]] = field(default_factory=list)  # per-round summary: trump, chooser, trick winners, dogs, knock-outs
     withdrawn: tuple[bool, ...] = ()
     forfeits: list[tuple[int, int]] = field(default_factory=list)  # (action index, seat): the seat forfeited just before that action
+    overloads: list[OverloadRecord] = field(default_factory=list)  # late answers that were the machine's (not charged)
 
     def to_json(self) -> dict[str, Any]:
         """The record as JSON-ready data (what the store keeps): equal to
@@ -115,6 +145,7 @@ class GameRecord:
         data = dict(self.__dict__)
         data["actions"] = [dict(action.__dict__) for action in self.actions]
         data["faults"] = [dict(fault.__dict__) for fault in self.faults]
+        data["overloads"] = [dict(overload.__dict__) for overload in self.overloads]
         return data
 
     @classmethod
@@ -123,6 +154,9 @@ class GameRecord:
         data["actions"] = [ActionRecord(**a) for a in data["actions"]]
         data["faults"] = [FaultRecord(**f) for f in data["faults"]]
         data["forfeits"] = [tuple(pair) for pair in data.get("forfeits", [])]
+        data["overloads"] = [
+            OverloadRecord(**{**o, "ms": tuple(o["ms"]), "excused_ms": tuple(o["excused_ms"])}) for o in data.get("overloads", [])
+        ]
         for key in ("table", "seats", "placements", "knocked_out_round", "forfeited", "withdrawn"):
             data[key] = tuple(data.get(key, ()))
         return cls(**data)

@@ -10,7 +10,11 @@ whole games, the pool and the store around it.
 
 The order of checks for a decision: the clock is settled first, for every reply (so a
 late answer is a ``timeout`` whatever it holds, and spends the bank); then a crash, a
-malformed answer, and legality.
+malformed answer, and legality. A late answer is settled on the evidence the player
+attached (``Reply.evidence``): time the machine kept the referee or the bot from running
+is not the bot's, and a decision that got no answer for that reason is asked again, with
+the same number and events and a fresh deadline, up to ``MAX_ASKS`` times
+(:meth:`referee.game.timecontrol.SeatClock.judge`, docs/design.md §5).
 """
 
 from __future__ import annotations
@@ -23,9 +27,10 @@ from typing import Protocol
 from referee.errors import MatchStopped
 from referee.game.engine import Game
 from referee.game.faults import FaultPolicy
-from referee.game.records import ActionRecord, FaultKind, FaultRecord
-from referee.game.timecontrol import SeatClock, TimeControl
+from referee.game.records import ActionRecord, FaultKind, FaultRecord, OverloadRecord
+from referee.game.timecontrol import MAX_ASKS, SeatClock, TimeControl, Verdict
 from referee.game.views import Action, Event, SeatView, fallback_action, format_action
+from referee.league.lateness import held_up
 from referee.transport.replies import Reply
 
 
@@ -45,7 +50,9 @@ class Player(Protocol):
         last_decision_ms: float | None = None,
     ) -> Reply:
         """Ask the bot, blocking up to ``deadline_s`` seconds; never raises for a bot's fault.
-        ``last_decision_ms``: the measured time of this seat's previous decision (ms)."""
+        ``last_decision_ms``: the measured time of this seat's previous decision (ms).
+        A late reply may carry ``evidence`` of a slow machine (docs/design.md §5); the same
+        decision may be asked again (same number and events)."""
         ...
 
     def exit_detail(self) -> str | None:
@@ -75,6 +82,7 @@ class MatchResult:
     faults: list[FaultRecord] = field(default_factory=list)
     crashed: set[int] = field(default_factory=set)  # seats whose bot died in this game
     forfeits: list[tuple[int, int]] = field(default_factory=list)  # (decision number, seat): forfeited before that decision
+    overloads: list[OverloadRecord] = field(default_factory=list)  # late answers that were the machine's
 
 
 def play_match(
@@ -131,19 +139,21 @@ def play_match(
         else:
             events = game.events[state.events_sent :]
             state.events_sent = len(game.events)
-            reply = player.decide(
-                view,
-                events,
-                decision,
-                time_left_ms=0 if time.unlimited else time.move_ms,
-                bank_left_ms=0 if time.unlimited else int(state.clock.bank_left_ms),
-                deadline_s=state.clock.deadline_s,
-                last_decision_ms=state.last_ms,
-            )
+            reply, verdict, overload = _ask(player, view, events, decision, state, time, stopped)
+            if stopped is not None and stopped():  # interrupted: the call was cut, not the bot's fault
+                raise MatchStopped(f"game {game.game_id} abandoned at decision {decision}")
+            if overload is not None and verdict != "timeout":
+                result.overloads.append(overload)
             state.last_ms = round(reply.ms, 3)  # as recorded (ActionRecord.ms)
-            action, fault = _judge(view, reply, state.clock, time)
+            action, fault = _judge(view, reply, verdict, time)
             if fault is not None:
                 kind, detail = fault
+                if overload is not None and kind == "timeout":  # every ask was held up, and the last one is charged
+                    detail += (
+                        f"; asked {overload.asks} times, and each time the machine kept the referee or the bot from "
+                        f"running for part of it ({', '.join(f'{ms:,.0f}' for ms in overload.excused_ms)} ms): "
+                        "this may be the machine's fault rather than the bot's"
+                    )
                 answer = reply.answer
                 if kind == "crash":
                     state.crashed = True
@@ -173,16 +183,56 @@ def play_match(
     return result
 
 
-def _judge(view: SeatView, reply: Reply, clock: SeatClock, time: TimeControl) -> tuple[Action, tuple[FaultKind, str] | None]:
+def _ask(
+    player: Player,
+    view: SeatView,
+    events: Sequence[Event],
+    decision: int,
+    state: SeatState,
+    time: TimeControl,
+    stopped: Callable[[], bool] | None,
+) -> tuple[Reply, Verdict, OverloadRecord | None]:
+    """Ask ``player`` for the decision, again (same number, same events, a fresh deadline)
+    while its answers are missing only because the machine was slow, up to
+    :data:`MAX_ASKS` times; settle its clock (docs/design.md §5). -> (the last reply, its
+    verdict, the record of the machine's lateness or None)."""
+    took: list[float] = []
+    excused: list[float] = []
+    for ask in range(1, MAX_ASKS + 1):
+        reply = player.decide(
+            view,
+            events,
+            decision,
+            time_left_ms=0 if time.unlimited else time.move_ms,
+            bank_left_ms=0 if time.unlimited else int(state.clock.bank_left_ms),
+            deadline_s=state.clock.deadline_s,
+            last_decision_ms=state.last_ms,
+        )
+        verdict, charged = state.clock.judge(reply.ms, reply.fault, reply.evidence, last_ask=ask == MAX_ASKS)
+        if verdict in ("excused", "ask again"):
+            held_up.note()  # the league's pace follows these (referee.league.pacing)
+        if verdict in ("excused", "ask again") or took:
+            took.append(round(reply.ms, 3))
+            excused.append(round(reply.evidence.excused_ms(time.move_ms), 3) if reply.evidence is not None else 0.0)
+        if verdict != "ask again":
+            break
+        if stopped is not None and stopped():
+            raise MatchStopped(f"game {view.game_id} abandoned while asking decision {decision} again")
+    if not took:
+        return reply, verdict, None
+    return reply, verdict, OverloadRecord(view.seat, player.name, decision, len(took), tuple(took), tuple(excused), round(charged, 3))
+
+
+def _judge(view: SeatView, reply: Reply, verdict: Verdict, time: TimeControl) -> tuple[Action, tuple[FaultKind, str] | None]:
     """-> (the bot's action, or a placeholder when faulted; the fault kind and detail).
 
-    The clock is settled first, for every reply whatever it holds (docs/design.md §5):
-    a crash is a crash, but any answer after its deadline is a ``timeout`` even when it
-    is also malformed or illegal, and spends the bank like a legal one."""
-    timed_out = clock.settle_reply(reply.ms, reply.fault)
+    The clock was settled first (``verdict``), for every reply whatever it holds
+    (docs/design.md §5): a crash is a crash, but any answer after its deadline is a
+    ``timeout`` even when it is also malformed or illegal, and spends the bank like a
+    legal one."""
     if reply.fault == "crash":
         return view.legal[0], (reply.fault, reply.detail)
-    if timed_out:
+    if verdict == "timeout":
         if reply.fault == "timeout":
             return view.legal[0], ("timeout", reply.detail)
         limit = time.move_ms + time.grace_ms

@@ -18,8 +18,8 @@ import math
 import os
 import shlex
 import time
-from collections.abc import Hashable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import trio
@@ -31,21 +31,28 @@ from referee.game.timecontrol import TimeControl
 from referee.game.views import Event, SeatView
 from referee.league import spare
 from referee.league.counts import Counts, LeagueCounts
-from referee.sandbox import BotProcess, SandboxSettings, launch, stop
+from referee.league.evidence import DecisionProbe
+from referee.league.lateness import heartbeat
+from referee.sandbox import TERM_GRACE_S, BotProcess, SandboxSettings, ask_to_stop, launch, stop
 from referee.sandbox.command import resolve_command
 from referee.transport.client import BotClient, HelloError, HelloInfo, ProtocolMismatch, Reply
 
 STUCK_AFTER = 2  # requests in a row unanswered by their deadline: the process is stuck
-HELLO_ATTEMPTS = 3  # Hellos asked of a bot whose process lives, each within startup_ms
-HELLO_ATTEMPTS_LOADED = 10  # the same while the machine is overloaded
+STARTUP_STRETCH = 3  # a bot whose process lives may take this many times startup_ms to answer Hello
+STARTUP_STRETCH_LOADED = 10  # the same while the machine is overloaded
+STARTS_AT_ONCE = max(2, os.cpu_count() or 1)  # bot processes starting at the same time (start-up storms)
+SOCKET_POLL_S = 0.005  # how often a starting bot's socket is looked for, s
 
 
 def _overloaded() -> bool:
-    """Whether the machine is overloaded: 1-minute load average >= 2 x the CPU count."""
+    """Whether the machine is overloaded: the 1-minute load average is at least twice the
+    CPU count, or the referee's own threads lost a fifth of the last 10 s waiting to run."""
     try:
-        return os.getloadavg()[0] >= 2 * (os.cpu_count() or 1)
+        if os.getloadavg()[0] >= 2 * (os.cpu_count() or 1):
+            return True
     except OSError:
-        return False
+        pass
+    return heartbeat().late_fraction(10.0) >= 0.2
 
 
 @dataclass(frozen=True)
@@ -74,6 +81,7 @@ class Lease:
     unanswered: int = 0  # requests in a row that got no answer by their deadline
     deals: set[Hashable] = field(default_factory=set)  # the deals this process has played or plays
     idle_since: float = 0.0  # time.monotonic() when it was last returned
+    probe: DecisionProbe | None = None  # the machine's evidence around each ask (docs/design.md §5)
 
     @property
     def stuck(self) -> bool:
@@ -91,8 +99,14 @@ class Lease:
         deadline_s: float | None,
         last_decision_ms: float | None = None,
     ) -> Reply:
-        """The match's blocking call (on the game's thread, ``referee.league.gamethread``)."""
+        """The match's blocking call (on the game's thread, ``referee.league.gamethread``).
+        A reply later than ``time_left_ms`` carries the evidence of the machine's load
+        while it was awaited (:class:`referee.league.evidence.DecisionProbe`)."""
+        probe = self.probe
+        mark = probe.mark() if probe is not None else None
         reply = self.client.decide_blocking(view, events, decision_number, time_left_ms, bank_left_ms, deadline_s, last_decision_ms)
+        if mark is not None and probe is not None and (reply.fault == "timeout" or 0 < time_left_ms < reply.ms):
+            reply = replace(reply, evidence=probe.evidence(mark))
         self.unanswered = self.unanswered + 1 if reply.fault == "timeout" else 0
         return reply
 
@@ -168,6 +182,14 @@ def _interrupted() -> bool:
         return False
 
 
+def _stopping(error: BaseException) -> bool:
+    """Whether ``error`` ends the league because it was stopped (Ctrl-C, SIGTERM, a
+    cancellation), also inside an exception group."""
+    if isinstance(error, BaseExceptionGroup):
+        return any(_stopping(inner) for inner in error.exceptions)
+    return isinstance(error, (KeyboardInterrupt, trio.Cancelled))
+
+
 def _hello_request_json() -> str:
     """The Hello request as JSON (the evidence of a ``startup`` or ``protocol`` fault)."""
     return json.dumps(
@@ -182,6 +204,7 @@ class _BotSlots:
     idle: list[Lease] = field(default_factory=list)
     starts: int = 0
     shared: Lease | None = None  # remote bots
+    starting: trio.Lock = field(default_factory=trio.Lock)  # one start of this bot at a time
 
 
 class BotPool:
@@ -199,6 +222,7 @@ class BotPool:
         counts: Counts | None = None,
         processes_at_once: int | None = None,
         deal_rule: bool = True,
+        starts_at_once: int = STARTS_AT_ONCE,
     ) -> None:
         """``counts``: the league's restarts and withdrawals (:mod:`referee.league.counts`),
         which the pool counts crashes and failed starts into and asks before a start; by
@@ -209,9 +233,11 @@ class BotPool:
         at once), the sandbox's budget of a normal user's uid (:func:`referee.sandbox.launch`):
         before a start that would pass it, and whenever the machine is short of memory
         (:func:`referee.league.spare.short_of_memory`), the least recently used idle process
-        is stopped. ``deal_rule``: never lease a
-        process for a deal it has played (docs/design.md §6); ``referee play`` turns it off (a
-        student's own test games, where one process per seat is quicker)."""
+        is stopped. ``deal_rule``: never lease a process for a deal it has played
+        (docs/design.md §6); ``referee play`` turns it off (a student's own test games,
+        where one process per seat is quicker). ``starts_at_once``: bot processes started
+        at the same time, however many games ask (a start-up storm would make every one of
+        them slow)."""
         self._bots = {bot.name: _BotSlots(bot) for bot in bots}
         remote = [bot.name for bot in bots if bot.remote]
         self._counts: Counts = counts if counts is not None else LeagueCounts(max_restarts, restarts, remote=remote)
@@ -223,12 +249,13 @@ class BotPool:
         self._slot = 0
         self._at_once = processes_at_once or 2 * max(1, len(self._bots))
         self._deal_rule = deal_rule
+        self._starts = trio.CapacityLimiter(max(1, starts_at_once))
 
     async def __aenter__(self) -> BotPool:
         return self
 
-    async def __aexit__(self, *exc: object) -> None:
-        self.close()
+    async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: object) -> None:
+        self.close(interrupted=exc is not None and _stopping(exc))
 
     def withdrawn(self) -> set[str]:
         return {name for name in self._bots if self.is_withdrawn(name)}
@@ -236,14 +263,16 @@ class BotPool:
     def is_withdrawn(self, name: str) -> bool:
         return not self._bots[name].entry.remote and self._counts.is_withdrawn(name)
 
-    async def acquire(self, name: str, deal: Hashable | None = None) -> Lease | StartFailure | None:
+    async def acquire(self, name: str, deal: Hashable | None = None, *, note: str | None = None) -> Lease | StartFailure | None:
         """A ready bot for one seat; a StartFailure (recorded as a fault by the caller);
         or None when the bot is withdrawn (the referee plays its seat).
 
         ``deal``: the game's deal (:attr:`referee.schedule.fixture.Fixture.deal_key`). A
         process that has played it (or plays it now) is never leased for it again: another
         idle process is, or a new one starts, with a fresh home (docs/design.md §6). A
-        remote bot is one connection and sees every rotation."""
+        remote bot is one connection and sees every rotation. ``note`` (e.g. ``game <id>:
+        seat N``) goes into the log of the process that serves the seat, or that failed to
+        start for it, before anything else of this game."""
         slots = self._bots[name]
         if slots.entry.remote:
             return await self._remote(slots)
@@ -252,49 +281,76 @@ class BotPool:
         key = deal if self._deal_rule else None
         while (lease := _idle_for(slots, key)) is not None:
             if lease.exit_detail() is None:
+                self._ready(lease, note)
                 return _seated(lease, key)
-            self._discard(lease)
-            self._count_failure(slots)
+            self._discard(lease)  # ended between games: started afresh, no fault, no restart counted
+        async with slots.starting:  # one start at a time: a failing bot never gets one start too many
             if self.is_withdrawn(name):
                 return None
-        started = await self._start(slots)
-        return _seated(started, key) if isinstance(started, Lease) else started
+            async with self._starts:
+                got = await self._start(slots, note)
+        if isinstance(got, Lease):
+            self._ready(got, note)
+            return _seated(got, key)
+        return got
 
     def release(self, lease: Lease, *, crashed: bool) -> None:
         """Return a lease after a game. A crashed or dead process is killed; the next
-        acquire starts a new one (a restart). A stuck one is killed and replaced too, but
-        that does not count towards withdrawal (it is no crash)."""
+        acquire starts a new one. A stuck one is killed and replaced too. Restarts are
+        counted by :meth:`count_crashes`, once per game, as the results store counts them."""
         slots = self._bots[lease.name]
         if lease.process is None:
             return
         if _interrupted():  # the league is being stopped: close() ends every process cleanly
             lease.client.close()
             return
-        if crashed or lease.exit_detail() is not None:
-            self._discard(lease)
-            self._count_failure(slots)
-        elif lease.stuck:
+        if crashed or lease.exit_detail() is not None or lease.stuck:
             self._discard(lease)
         else:
             lease.idle_since = time.monotonic()
             slots.idle.append(lease)
             self._trim_idle()
 
-    def close(self) -> None:
+    def count_crashes(self, names: Iterable[str]) -> None:
+        """One restart spent by each bot in ``names`` (a game in which it crashed, however
+        many of its seats did: ``ResultsStore.restart_counts``); past ``max_restarts`` it
+        is withdrawn."""
+        for name in set(names):
+            slots = self._bots.get(name)
+            if slots is not None and not slots.entry.remote:
+                self._count_failure(slots)
+
+    def close(self, *, interrupted: bool = False) -> None:
         """Stop every process the pool started (idempotent): SIGTERM, a short grace, then
-        SIGKILL (:func:`referee.sandbox.stop`)."""
+        SIGKILL (:func:`referee.sandbox.stop`). When ``interrupted`` (Ctrl-C, SIGTERM) or
+        cancelled, the grace runs on without the referee waiting for it
+        (:func:`referee.sandbox.ask_to_stop`)."""
         for lease in self._live:
             lease.client.close()
-        stop([lease.process for lease in self._live if lease.process is not None])
+            if lease.probe is not None:
+                lease.probe.close()
+        processes = [lease.process for lease in self._live if lease.process is not None]
+        if interrupted or _interrupted():
+            ask_to_stop(processes)  # the referee stops at once; the bots get their grace meanwhile
+        else:
+            stop(processes, TERM_GRACE_S)
         self._live.clear()
 
     # --- internals ---------------------------------------------------------------
+
+    def _ready(self, lease: Lease, note: str | None) -> None:
+        if note is not None:
+            lease.note(note)
+        if lease.probe is not None:
+            lease.probe.refresh()  # threads the bot started since its last game
 
     def _count_failure(self, slots: _BotSlots) -> None:
         self._counts.count_failure(slots.entry.name)
 
     def _discard(self, lease: Lease) -> None:
         lease.client.close()
+        if lease.probe is not None:
+            lease.probe.close()
         if lease.process is not None:
             lease.process.kill()
         if lease in self._live:
@@ -326,10 +382,12 @@ class BotPool:
         if isinstance(outcome, StartFailure):
             client.close()
             return outcome
-        slots.shared = Lease(slots.entry.name, client, None, outcome)
+        slots.shared = Lease(slots.entry.name, client, None, outcome, probe=DecisionProbe(None))
         return slots.shared
 
-    async def _start(self, slots: _BotSlots) -> Lease | StartFailure | None:
+    async def _start(self, slots: _BotSlots, note: str | None = None) -> Lease | StartFailure:
+        """Start one process of the bot and shake hands with it. The start-up allowance
+        counts from this moment, whether or not its socket exists yet (docs/design.md §5)."""
         entry = slots.entry
         self._trim_idle(starting=1)
         self._slot += 1
@@ -348,20 +406,21 @@ class BotPool:
         except BotError as error:
             self._count_failure(slots)
             return StartFailure("startup", str(error), answer="not started", ms=(trio.current_time() - started) * 1000)
+        if note is not None:
+            process.note(note)
         address = await self._bound_address(process, started)
         if isinstance(address, StartFailure):
             process.kill()
             self._count_failure(slots)
             return address
         client = BotClient(address, entry.name)
-        left_s = max(self._time.startup_ms / 1000 - (trio.current_time() - started), 0.001)
-        outcome = await self._hello(client, process, started, left_s)
+        outcome = await self._hello(client, process, started)
         if isinstance(outcome, StartFailure):
             client.close()
             process.kill()
             self._count_failure(slots)
             return outcome
-        lease = Lease(entry.name, client, process, outcome)
+        lease = Lease(entry.name, client, process, outcome, probe=DecisionProbe(process.pid))
         self._live.append(lease)
         return lease
 
@@ -378,25 +437,36 @@ class BotPool:
     def _sandbox_for(self, entry: BotEntry) -> SandboxSettings:
         if not entry.ro_paths:
             return self._sandbox
-        from dataclasses import replace
-
         return replace(self._sandbox, ro_paths=tuple(self._sandbox.ro_paths) + entry.ro_paths)
+
+    def _give_up(self, started: float, alive: bool) -> float:
+        """When a start that began at ``started`` (trio time) fails: ``startup_ms`` later,
+        stretched while its process lives to :data:`STARTUP_STRETCH` times that, or
+        :data:`STARTUP_STRETCH_LOADED` times on an overloaded machine."""
+        startup_s = self._time.startup_ms / 1000
+        if not alive:
+            return started + startup_s
+        return started + startup_s * (STARTUP_STRETCH_LOADED if _overloaded() else STARTUP_STRETCH)
+
+    def _no_hello(self, name: str, started: float, what: str) -> str:
+        """The message of a start that ran out of time: the real time it had."""
+        waited = trio.current_time() - started
+        startup_s = self._time.startup_ms / 1000
+        stretched = f", allowed {waited / startup_s:.1f} × startup_ms while its process ran" if waited > startup_s * 1.05 else ""
+        return f"bot {name}: {what} within {waited:.1f} s of its start (startup_ms = {startup_s:g} s{stretched})"
 
     async def _bound_address(self, process: BotProcess, started: float) -> str | StartFailure:
         """The verified address of the socket the bot bound (docs/sandbox.md "The bot's
-        socket"), within ``startup_ms``; a StartFailure when the process ends first, the
-        time passes, or its socket path holds anything but its own socket."""
-        deadline = started + self._time.startup_ms / 1000
+        socket"), while its process lives and within the start-up allowance
+        (:meth:`_give_up`); a StartFailure when the process ends first, the time passes, or
+        its socket path holds anything but its own socket."""
         try:
             while (address := process.find_address()) is None:
                 if process.exit_detail() is not None:
                     raise HelloError(f"bot {process.name}: its process ended before answering Hello")
-                if trio.current_time() >= deadline:
-                    raise HelloError(
-                        f"bot {process.name}: no Hello reply within {self._time.startup_ms / 1000:g} s: "
-                        "it never served on $KWHIST_LISTEN"
-                    )
-                await trio.sleep(0.002)
+                if trio.current_time() >= self._give_up(started, alive=True):
+                    raise HelloError(self._no_hello(process.name, started, "no socket on $KWHIST_LISTEN, so no Hello reply,"))
+                await trio.sleep(SOCKET_POLL_S)
         except BotError as error:
             return self._start_failure(error, process, started, _hello_request_json())
         return address
@@ -423,45 +493,50 @@ class BotPool:
         log = process.log_path if process is not None else None
         return StartFailure("startup", detail, request, answer, ms, reason=reason, log=log)
 
-    async def _hello(
-        self, client: BotClient, process: BotProcess | None, started: float, timeout_s: float | None = None
-    ) -> HelloInfo | StartFailure:
+    async def _hello(self, client: BotClient, process: BotProcess | None, started: float) -> HelloInfo | StartFailure:
         request = _hello_request_json()
         try:
-            return await self._hello_or_exit(client, process, timeout_s)
+            return await self._hello_or_exit(client, process, started)
         except ProtocolMismatch as error:
             return StartFailure("protocol", str(error), request, error.answer, (trio.current_time() - started) * 1000)
         except BotError as error:
             return self._start_failure(error, process, started, request)
 
-    async def _hello_or_exit(self, client: BotClient, process: BotProcess | None, timeout_s: float | None = None) -> HelloInfo:
-        """Hello within ``startup_ms``; a process that ends first fails at once (raises
-        HelloError) instead of after the whole ``startup_ms``.
+    async def _hello_or_exit(self, client: BotClient, process: BotProcess | None, started: float) -> HelloInfo:
+        """Hello within the start-up allowance counted from ``started``; a process that
+        ends first fails at once (raises HelloError).
 
-        A Hello that times out while the bot's process lives is asked again, each time
-        with ``startup_ms``: up to :data:`HELLO_ATTEMPTS` times in all, and up to
-        :data:`HELLO_ATTEMPTS_LOADED` while the machine is overloaded (load average at
-        least twice the CPU count). A slow start on a loaded machine is the referee's
-        side, never a student's fault; a bot that never answers is still a startup fault."""
-        attempt = 1
+        Each Hello may take up to ``startup_ms``; one that times out while the bot's
+        process lives is asked again, until :meth:`_give_up` (3 × ``startup_ms`` from the
+        start, 10 × on an overloaded machine). A slow start on a loaded machine is the
+        referee's side, never a student's fault; a bot that never answers is still a
+        startup fault, and its message gives the real time it had."""
+        startup_s = self._time.startup_ms / 1000
+        asked = 0
         while True:
+            asked += 1
+            give_up = self._give_up(started, alive=process is not None)
+            timeout_s = max(0.05, min(startup_s, give_up - trio.current_time()))
             try:
                 return await self._hello_once(client, process, timeout_s)
             except HelloError as error:
                 lives = process is not None and process.exit_detail() is None
-                limit = HELLO_ATTEMPTS_LOADED if _overloaded() else HELLO_ATTEMPTS
-                if attempt >= limit or not lives or not error.answer.startswith("DEADLINE_EXCEEDED"):
-                    if attempt > 1:
-                        raise HelloError(f"{error} (asked {attempt} times while its process ran)", error.answer) from None
+                timed_out = error.answer.startswith("DEADLINE_EXCEEDED")
+                if not timed_out:
                     raise
-                attempt += 1
+                if lives and trio.current_time() < self._give_up(started, alive=True):
+                    continue
+                what = "no Hello reply" + (f" (asked {asked} times while its process ran)" if asked > 1 else "")
+                raise HelloError(
+                    self._no_hello(client.name, started, what) + ": does it start, and serve on $KWHIST_LISTEN?", error.answer
+                ) from None
 
-    async def _hello_once(self, client: BotClient, process: BotProcess | None, timeout_s: float | None = None) -> HelloInfo:
+    async def _hello_once(self, client: BotClient, process: BotProcess | None, timeout_s: float) -> HelloInfo:
         outcome: list[HelloInfo | BotError] = []
 
         async def hello(scope: trio.CancelScope) -> None:
             try:
-                outcome.append(await client.hello(timeout_s if timeout_s is not None else self._time.startup_ms / 1000))
+                outcome.append(await client.hello(timeout_s))
             except BotError as error:
                 outcome.append(error)
             scope.cancel()

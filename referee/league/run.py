@@ -24,6 +24,7 @@ from referee.game.timecontrol import TimeControl
 from referee.league.counts import LeagueCounts
 from referee.league.gamethread import Stopped, run_game_thread
 from referee.league.match import MatchResult, Player, play_match
+from referee.league.pacing import Pacer
 from referee.league.pool import BotEntry, BotPool, Lease, StartFailure
 from referee.league.tracelog import TraceLog
 from referee.results.store import ResultsStore
@@ -126,8 +127,9 @@ async def run_league(
         counts=counts,
         processes_at_once=len(spec.bots) * max(spec.concurrency, min(MAX_TABLE, len(spec.bots))),  # the deal rule keeps a process per rotation
     ) as pool:
+        pacer = Pacer(spec.concurrency)  # one pace for the whole league, round after round
         while (batch := rounds.next_round()) is not None:
-            await play_round(partial(run_fixtures, pool=pool), spec, batch, store, reporter)
+            await play_round(partial(run_fixtures, pool=pool, pacer=pacer), spec, batch, store, reporter)
 
 
 async def play_round(
@@ -148,16 +150,27 @@ async def play_round(
 
 
 async def run_fixtures(
-    spec: LeagueSpec, fixtures: Sequence[Fixture], started: Started, finished: Finished, *, pool: BotPool
+    spec: LeagueSpec, fixtures: Sequence[Fixture], started: Started, finished: Finished, *, pool: BotPool, pacer: Pacer | None = None
 ) -> None:
-    """The local :class:`FixtureRunner` (with ``pool`` bound): ``spec.concurrency`` games at once."""
+    """The local :class:`FixtureRunner` (with ``pool`` bound): up to ``spec.concurrency``
+    games at once, fewer while the machine is overloaded (:mod:`referee.league.pacing`)."""
+    pacer = pacer or Pacer(spec.concurrency)
     send, receive = trio.open_memory_channel[Fixture](len(fixtures) or 1)
     for fixture in fixtures:
         send.send_nowait(fixture)
     send.close()
     async with trio.open_nursery() as nursery:
-        for _ in range(max(1, min(spec.concurrency, len(fixtures)))):
-            nursery.start_soon(_worker, spec, pool, receive.clone(), started, finished)
+        pacing = trio.CancelScope()
+
+        async def keep_pace() -> None:
+            with pacing:
+                await pacer.keep_pace()
+
+        nursery.start_soon(keep_pace)
+        async with trio.open_nursery() as games:
+            for _ in range(max(1, min(spec.concurrency, len(fixtures)))):
+                games.start_soon(_worker, spec, pool, receive.clone(), started, finished, pacer)
+        pacing.cancel()
     receive.close()
 
 
@@ -167,11 +180,13 @@ async def _worker(
     fixtures: trio.MemoryReceiveChannel[Fixture],
     started: Started,
     finished: Finished,
+    pacer: Pacer,
 ) -> None:
     async with fixtures:
         async for fixture in fixtures:
-            started(fixture)
-            finished(await play_fixture(spec, pool, fixture))
+            async with pacer.slot():
+                started(fixture)
+                finished(await play_fixture(spec, pool, fixture))
 
 
 async def play_fixture(
@@ -187,7 +202,7 @@ async def play_fixture(
     leases: list[Lease | None] = []
     withdrawn: list[bool] = []
     for seat, name in enumerate(fixture.seats):
-        got = await pool.acquire(name, fixture.deal_key)
+        got = await pool.acquire(name, fixture.deal_key, note=f"game {fixture.game_id}: seat {seat}")
         if isinstance(got, StartFailure):
             startup_faults.append(FaultRecord(got.kind, seat, name, None, got.detail, got.request, got.answer, got.ms))
             got = None
@@ -200,13 +215,15 @@ async def play_fixture(
     def play(stopped: Stopped) -> MatchResult:
         return play_match(game, players, spec.time, spec.faults, startup_faults=startup_faults, trace=trace, stopped=stopped)
 
-    for seat, lease in enumerate(leases):
-        if lease is not None:
-            lease.note(f"game {fixture.game_id}: seat {seat}")
     try:
         result = await run_game_thread(play, on_stop=partial(_hang_up, leases), name=f"game {fixture.game_id}")
         crashed_seats = result.crashed
+        pool.count_crashes(fixture.seats[seat] for seat in result.crashed)
         result.faults = [_lead_to_log(fault, leases[fault.seat], fixture.game_id) for fault in result.faults]
+        for overload in result.overloads:
+            lease = leases[overload.seat]
+            if lease is not None:
+                lease.note(f"game {fixture.game_id} decision {overload.decision}: {overload.detail}")
         await announce_result(game, leases, result.faults)
     finally:
         if trace is not None:
@@ -227,6 +244,7 @@ async def play_fixture(
         faults=result.faults,
         withdrawn=withdrawn,
         forfeits=result.forfeits,
+        overloads=result.overloads,
     )
 
 

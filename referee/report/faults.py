@@ -104,6 +104,21 @@ def print_fault(console: Console, stored: StoredFault, *, full: bool = False, lo
         console.print(line, soft_wrap=True, highlight=False)
 
 
+def overload_line(overloads: Mapping[str, tuple[int, int]]) -> str | None:
+    """One line saying how many late answers were the machine's and not charged
+    (docs/design.md §5), per bot; None when there were none. ``overloads``: bot ->
+    (late answers excused, of those asked again), as ``ResultsStore.overloads`` gives it."""
+    total = sum(count for count, _ in overloads.values())
+    if not total:
+        return None
+    again = sum(asked for _, asked in overloads.values())
+    per_bot = ", ".join(f"{plain(bot)} {count}" for bot, (count, _) in sorted(overloads.items(), key=lambda item: (-item[1][0], item[0])))
+    return (
+        f"referee overloaded: {total} late answer{'s were' if total != 1 else ' was'} the machine's, not the bot's, "
+        f"and not charged ({per_bot}; {again} asked again); each bot's log says which"
+    )
+
+
 def print_summary(console: Console, faults: Sequence[StoredFault], *, title: str, logs: Mapping[tuple[str, int], Path] | None = None) -> None:
     """Per bot (most faults first): its count by kind, then the first fault of each kind
     with its evidence."""

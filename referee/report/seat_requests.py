@@ -80,6 +80,7 @@ def seat_requests(record: GameRecord, seat: int, time: TimeControl | None) -> li
     for index, forfeiter in record.forfeits:
         forfeits.setdefault(index, []).append(forfeiter)
     faults = {fault.decision: fault for fault in record.faults if fault.decision is not None}
+    charged = {overload.decision: overload.charged_ms for overload in record.overloads}  # the machine's lateness excused
     events_sent = [0] * len(record.seats)  # as SeatState.events_sent in referee.league.match
     clocks = [time.clock() for _ in record.seats] if time is not None else None
     last_ms: list[float | None] = [None] * len(record.seats)  # as SeatState.last_ms in referee.league.match
@@ -96,7 +97,7 @@ def seat_requests(record: GameRecord, seat: int, time: TimeControl | None) -> li
                 sent.append(_request(index, view, events, action, fault, time, clocks, last_ms[action.seat]))
             last_ms[action.seat] = action.ms
             if clocks is not None:
-                _charge(clocks[action.seat], action, fault)
+                _charge(clocks[action.seat], action, fault, charged.get(index))
         game.apply(action.seat, parse_action(action.action))
     return sent
 
@@ -130,9 +131,10 @@ def _request(
     return SentRequest(index, action.seat, seen, tuple(seen_events), text, time_left, bank_left, action, fault, matches)
 
 
-def _charge(clock: SeatClock, action: ActionRecord, fault: FaultRecord | None) -> None:
-    """Spend the seat's bank as ``referee.league.match`` did (:meth:`SeatClock.settle_reply`):
-    every answer is settled, whatever it held; a timeout empties the bank."""
+def _charge(clock: SeatClock, action: ActionRecord, fault: FaultRecord | None, charged_ms: float | None = None) -> None:
+    """Spend the seat's bank as ``referee.league.match`` did (:meth:`SeatClock.judge`):
+    every answer is settled, whatever it held; a timeout empties the bank; a late answer
+    that was the machine's is charged only ``charged_ms`` (its ``OverloadRecord``)."""
     if action.ms is None:
         return
-    clock.settle_reply(action.ms, fault.kind if fault is not None and fault.kind != "illegal" else None)
+    clock.settle_reply(charged_ms if charged_ms is not None else action.ms, fault.kind if fault is not None and fault.kind != "illegal" else None)

@@ -9,8 +9,14 @@ interrupted league loses only the games in progress. Tables:
   the places its verdicts decide and what its looks decided (JSON,
   :class:`referee.standings.verdicts.Sequential`);
 - ``games(game_id PK, fixture, finished_at, record)``: the full :class:`GameRecord` as JSON;
+- ``summaries(game_id PK, fixture, summary)``: the tenth of each record the standings need
+  (:class:`referee.standings.table.PlayedGame`), in a table of its own so that reading it
+  never pages through the records (a file written before it was kept has none);
 - ``faults(game_id, seat, bot, kind, decision, detail, request, answer, ms)``: one row per
-  fault, for ``referee faults`` queries.
+  fault, for ``referee faults`` queries;
+- ``overloads(game_id, seat, bot, decision, asks, detail)``: one row per late answer that
+  was the machine's, not the bot's (not charged; docs/design.md §5). A file written
+  before this table existed simply has none.
 
 Calls are short (one small transaction), so calling them straight from the trio thread
 is fine. The connection may be used from another thread, one call at a time.
@@ -31,6 +37,7 @@ from typing import Any
 
 from referee.errors import StoreError
 from referee.game.records import FaultRecord, GameRecord
+from referee.standings.table import PlayedGame
 
 SCHEMA_VERSION = "1"
 READ_BATCH = 200  # records read from the file at a time by ResultsStore.records()
@@ -42,6 +49,11 @@ CREATE TABLE IF NOT EXISTS games (
     fixture INTEGER NOT NULL,
     finished_at TEXT NOT NULL,
     record TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS summaries (
+    game_id TEXT PRIMARY KEY REFERENCES games(game_id) ON DELETE CASCADE,
+    fixture INTEGER NOT NULL,
+    summary TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS faults (
     game_id TEXT NOT NULL REFERENCES games(game_id) ON DELETE CASCADE,
@@ -56,6 +68,14 @@ CREATE TABLE IF NOT EXISTS faults (
 );
 CREATE INDEX IF NOT EXISTS faults_by_bot ON faults(bot);
 CREATE INDEX IF NOT EXISTS faults_by_game ON faults(game_id);
+CREATE TABLE IF NOT EXISTS overloads (
+    game_id TEXT NOT NULL REFERENCES games(game_id) ON DELETE CASCADE,
+    seat INTEGER NOT NULL,
+    bot TEXT NOT NULL,
+    decision INTEGER NOT NULL,
+    asks INTEGER NOT NULL,
+    detail TEXT NOT NULL
+);
 """
 
 
@@ -200,20 +220,30 @@ class ResultsStore:
         with the same id). StoreError when SQLite fails (disk full, file removed...)."""
         finished = datetime.now(timezone.utc).isoformat(timespec="milliseconds")
         blob = json.dumps(record.to_json(), separators=(",", ":"))
+        summary = json.dumps(PlayedGame.of(record).to_json(), separators=(",", ":"))
         faults = [
             (record.game_id, f.seat, f.bot, f.kind, f.decision, f.detail, f.request, f.answer, f.ms) for f in record.faults
         ]
+        overloads = [(record.game_id, o.seat, o.bot, o.decision, o.asks, o.detail) for o in record.overloads]
         try:
             with self._lock, self._db:
                 self._db.execute("DELETE FROM faults WHERE game_id = ?", (record.game_id,))
+                self._db.execute("DELETE FROM overloads WHERE game_id = ?", (record.game_id,))
                 self._db.execute(
                     "INSERT OR REPLACE INTO games (game_id, fixture, finished_at, record) VALUES (?, ?, ?, ?)",
                     (record.game_id, record.fixture, finished, blob),
+                )
+                self._db.execute(
+                    "INSERT OR REPLACE INTO summaries (game_id, fixture, summary) VALUES (?, ?, ?)",
+                    (record.game_id, record.fixture, summary),
                 )
                 self._db.executemany(
                     "INSERT INTO faults (game_id, seat, bot, kind, decision, detail, request, answer, ms) "
                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     faults,
+                )
+                self._db.executemany(
+                    "INSERT INTO overloads (game_id, seat, bot, decision, asks, detail) VALUES (?, ?, ?, ?, ?, ?)", overloads
                 )
         except sqlite3.Error as error:
             raise StoreError(f"cannot save game '{record.game_id}' to {self.path}: {error}") from None
@@ -262,6 +292,36 @@ class ResultsStore:
                 if key in blobs:  # unless removed since the keys were read
                     yield GameRecord.from_json(json.loads(blobs.pop(key)))
 
+    def played_games(self) -> Iterator[PlayedGame]:
+        """What the standings need of every stored game (:class:`PlayedGame`), ordered by
+        fixture (then game id): a tenth of the records to read, so standings, the live
+        view and the web site are quick however long the league. Games stored without a
+        summary (an older file) are read from their records."""
+        with self._lock:
+            tables = {row[0] for row in self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            query = (
+                "SELECT g.game_id, s.summary FROM games g LEFT JOIN summaries s ON s.game_id = g.game_id ORDER BY g.fixture, g.game_id"
+                if "summaries" in tables
+                else "SELECT game_id, NULL FROM games ORDER BY fixture, game_id"
+            )
+            rows = self._db.execute(query).fetchall()
+        shared: dict[Any, Any] = {}
+        for game_id, summary in rows:
+            if summary is not None:
+                yield PlayedGame.from_json(json.loads(summary), shared)
+                continue
+            with self._lock:
+                row = self._db.execute("SELECT record FROM games WHERE game_id = ?", (game_id,)).fetchone()
+            if row is not None:
+                yield PlayedGame.of(GameRecord.from_json(json.loads(row[0])), shared)
+
+    def rules(self) -> dict[str, Any] | None:
+        """The rules the league's games were played under (those of its first stored game,
+        as ``GameRecord.rules``); None before any game."""
+        with self._lock:
+            row = self._db.execute("SELECT json_extract(record, '$.rules') FROM games ORDER BY fixture, game_id LIMIT 1").fetchone()
+        return json.loads(row[0]) if row is not None and row[0] is not None else None
+
     def record(self, game_id: str) -> GameRecord:
         """The game ``game_id``; StoreError naming close ids and how to list them."""
         with self._lock:
@@ -290,6 +350,16 @@ class ResultsStore:
         with self._lock:
             rows = self._db.execute(query, params).fetchall()
         return [StoredFault(row[0], FaultRecord(*row[1:])) for row in rows]
+
+    def overloads(self) -> dict[str, tuple[int, int]]:
+        """bot -> (late answers that were the machine's, of those asked again): none were
+        charged (docs/design.md §5). Empty for a file written before they were kept."""
+        query = "SELECT bot, COUNT(*), SUM(asks > 1) FROM overloads GROUP BY bot ORDER BY bot"
+        try:
+            with self._lock:
+                return {bot: (int(count), int(again)) for bot, count, again in self._db.execute(query)}
+        except sqlite3.OperationalError:  # no such table: an older results file
+            return {}
 
     # -- closing -------------------------------------------------------------
 

@@ -16,7 +16,7 @@ from referee.sandbox.modes import (
     league_mode,
     resolve_mode,
 )
-from referee.sandbox.process import TERM_GRACE_S, BotProcess, kill_all, live_processes, stop
+from referee.sandbox.process import TERM_GRACE_S, BotProcess, ask_to_stop, kill_all, live_processes, stop
 from referee.sandbox.settings import SandboxSettings
 
 __all__ = [
@@ -26,6 +26,7 @@ __all__ = [
     "TERM_GRACE_S",
     "BotProcess",
     "SandboxSettings",
+    "ask_to_stop",
     "bwrap_problem",
     "kill_all",
     "launch",

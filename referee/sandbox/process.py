@@ -76,6 +76,7 @@ class BotProcess:
         self._waited = False
         self._socket_fd: int | None = None
         self._sandbox_home: int | None = None
+        self.asked_to_stop_at: float | None = None  # monotonic s of its first SIGTERM (:meth:`terminate`)
 
     def find_address(self) -> str | None:
         """The address to dial (``unix:/proc/self/fd/N``, valid while this process is not
@@ -180,6 +181,8 @@ class BotProcess:
         with self._lock:
             if self._kill_started or self._popen.poll() is not None:
                 return
+            if self.asked_to_stop_at is None:
+                self.asked_to_stop_at = time.monotonic()
             targets = _descendants(self.pid)
             if self.mode == "bwrap":
                 targets -= {self.pid, *_children(self.pid)}  # bubblewrap and the sandbox's init
@@ -189,6 +192,25 @@ class BotProcess:
             if self.mode != "bwrap":
                 with contextlib.suppress(OSError):
                     os.killpg(self.pid, signal.SIGTERM)
+
+    def send_kill(self) -> None:
+        """SIGKILL the whole tree now, without waiting for it (:func:`stop` signals every
+        process first, then :meth:`kill` waits for each). Never raises."""
+        with self._lock:
+            if self._done:
+                return
+            if not self._kill_started:
+                self._kill_started = True
+                self._killed_running = self._popen.poll() is None
+                if not self._killed_running:
+                    self.exit_detail()
+            with contextlib.suppress(OSError):
+                if self._cgroup is not None:
+                    self._cgroup.send_kill()
+            with contextlib.suppress(OSError):
+                os.killpg(self._popen.pid, signal.SIGKILL)
+            with contextlib.suppress(OSError):
+                self._popen.kill()
 
     def kill(self) -> None:
         """Kill the whole tree (SIGKILL), wait for it, finish the log (kept), remove the
@@ -297,16 +319,43 @@ def _descendants(pid: int) -> set[int]:
 
 
 def stop(processes: Iterable[BotProcess], grace_s: float = TERM_GRACE_S) -> None:
-    """End ``processes`` cleanly: SIGTERM to each bot, up to ``grace_s`` s (shared) for them
-    to exit, then :meth:`BotProcess.kill` (SIGKILL to the whole tree, clean-up)."""
+    """End ``processes``: SIGTERM to each bot not yet asked (:func:`ask_to_stop`), and up to
+    ``grace_s`` s from when it was asked for all to exit, then SIGKILL to every tree at
+    once, then :meth:`BotProcess.kill` for each (waits, clean-up): the waits overlap, so
+    stopping thirty bots costs about what stopping one does."""
+    processes = list(processes)
+    if grace_s > 0:
+        for process in processes:
+            if process.asked_to_stop_at is None:
+                process.terminate()
+        asked = [process.asked_to_stop_at for process in processes if process.asked_to_stop_at is not None]
+        deadline = max(asked, default=time.monotonic()) + grace_s
+        while time.monotonic() < deadline and any(process.poll() is None for process in processes):
+            time.sleep(0.01)
+    for process in processes:
+        process.send_kill()
+    if len(processes) == 1:
+        processes[0].kill()
+        return
+    # each kill waits for its tree, its log and its clean-up: side by side, not one after another
+    reapers = [threading.Thread(target=process.kill, name=f"reap {process.name}", daemon=True) for process in processes]
+    for reaper in reapers:
+        reaper.start()
+    for reaper in reapers:
+        reaper.join()
+
+
+def ask_to_stop(processes: Iterable[BotProcess], grace_s: float = TERM_GRACE_S) -> None:
+    """SIGTERM to each of ``processes`` now, and SIGKILL to what is left ``grace_s`` s later
+    (on a timer thread): the referee goes on at once (Ctrl-C: the standings are printed
+    during the bots' grace). :func:`stop` and :func:`kill_all` meanwhile wait only for
+    what is left of it."""
     processes = list(processes)
     for process in processes:
         process.terminate()
-    deadline = time.monotonic() + grace_s
-    while time.monotonic() < deadline and any(process.poll() is None for process in processes):
-        time.sleep(0.01)
-    for process in processes:
-        process.kill()
+    timer = threading.Timer(grace_s, stop, (processes, 0.0))
+    timer.daemon = True
+    timer.start()
 
 
 def kill_all(grace_s: float = TERM_GRACE_S) -> None:

@@ -187,9 +187,12 @@ def canonical_records(records: Iterable[GameRecord]) -> list[GameRecord]:
 
 
 @dataclass(frozen=True, slots=True)
-class _Played:
-    """What the standings need of one game: its record without decks, rounds and
-    actions (``times[i]``: the ms of a decision the bot at seat ``time_seats[i]`` answered)."""
+class PlayedGame:
+    """What the standings need of one game: its record without decks, rounds and actions
+    (``faults``: (bot, kind) per fault; ``times[i]``: the ms of a decision the bot at seat
+    ``time_seats[i]`` answered). About a tenth of a record: the results store keeps one
+    beside each record, so standings never parse whole records
+    (``ResultsStore.played_games``)."""
 
     game_id: str
     fixture: int
@@ -202,33 +205,64 @@ class _Played:
     times: array[float]
     time_seats: bytes
 
+    @classmethod
+    def of(cls, record: GameRecord, shared: dict[Any, Any] | None = None) -> PlayedGame:
+        """The summary of ``record``; equal names and tuples are stored once, in ``shared``."""
+        pool: dict[Any, Any] = {} if shared is None else shared
 
-def _played(record: GameRecord, shared: dict[Any, Any]) -> _Played:
-    """The summary of ``record``; equal names and tuples are stored once, in ``shared``."""
+        def one(value: Any) -> Any:
+            return pool.setdefault(value, value)
 
-    def one(value: Any) -> Any:
-        return shared.setdefault(value, value)
+        answered = [(action.seat, action.ms) for action in record.actions if action.ms is not None]
+        return cls(
+            record.game_id,
+            record.fixture,
+            (record.seed, one(tuple(sorted(one(name) for name in record.seats)))),
+            one(tuple(one(name) for name in record.seats)),
+            one(tuple(record.placements)),
+            record.winner,
+            one(tuple(record.withdrawn)),
+            tuple((one(fault.bot), fault.kind) for fault in record.faults),
+            array("d", (ms for _, ms in answered)),
+            bytes(seat for seat, _ in answered),
+        )
 
-    answered = [(action.seat, action.ms) for action in record.actions if action.ms is not None]
-    return _Played(
-        record.game_id,
-        record.fixture,
-        (record.seed, one(tuple(sorted(one(name) for name in record.seats)))),
-        one(tuple(one(name) for name in record.seats)),
-        one(tuple(record.placements)),
-        record.winner,
-        one(tuple(record.withdrawn)),
-        tuple((one(fault.bot), fault.kind) for fault in record.faults),
-        array("d", (ms for _, ms in answered)),
-        bytes(seat for seat, _ in answered),
-    )
+    def to_json(self) -> dict[str, Any]:
+        """JSON-able (the store keeps it as text; :meth:`from_json` reads it back)."""
+        return {
+            "game_id": self.game_id, "fixture": self.fixture, "seed": self.unit[0], "seats": list(self.seats),
+            "placements": list(self.placements), "winner": self.winner, "withdrawn": list(self.withdrawn),
+            "faults": [list(fault) for fault in self.faults], "times": self.times.tolist(), "time_seats": list(self.time_seats),
+        }  # fmt: skip
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any], shared: dict[Any, Any] | None = None) -> PlayedGame:
+        pool: dict[Any, Any] = {} if shared is None else shared
+
+        def one(value: Any) -> Any:
+            return pool.setdefault(value, value)
+
+        seats = one(tuple(one(name) for name in data["seats"]))
+        return cls(
+            data["game_id"],
+            int(data["fixture"]),
+            (int(data["seed"]), one(tuple(sorted(seats)))),
+            seats,
+            one(tuple(data["placements"])),
+            data["winner"],
+            one(tuple(data["withdrawn"])),
+            tuple((one(bot), kind) for bot, kind in data["faults"]),
+            array("d", data["times"]),
+            bytes(data["time_seats"]),
+        )
 
 
-def _canonical_games(records: Iterable[GameRecord]) -> list[_Played]:
-    """:func:`canonical_records`, keeping only a small summary of each game (a few hundred
-    bytes): the records may stream from the store and are never all in memory at once."""
+def _canonical_games(games: Iterable[GameRecord | PlayedGame]) -> list[PlayedGame]:
+    """:func:`canonical_records` of records or their summaries, keeping only a small summary
+    of each game (a few hundred bytes): the records may stream from the store and are
+    never all in memory at once."""
     shared: dict[Any, Any] = {}
-    unique = {record.game_id: _played(record, shared) for record in records}
+    unique = {game.game_id: game if isinstance(game, PlayedGame) else PlayedGame.of(game, shared) for game in games}
     return sorted(unique.values(), key=lambda game: (game.fixture, game.game_id))
 
 
@@ -243,13 +277,13 @@ def p95(values: Sequence[float]) -> float:
     return ordered[max(0, math.ceil(0.95 * len(ordered)) - 1)]
 
 
-def head_to_head(records: Iterable[GameRecord]) -> dict[tuple[str, str], tuple[float, int]]:
+def head_to_head(records: Iterable[GameRecord | PlayedGame]) -> dict[tuple[str, str], tuple[float, int]]:
     """For every ordered pair (a, b) of bots that met: (how often a outlasted b, ties
     counting 1/2; games they met). ``outlasted[a, b] + outlasted[b, a] == met``."""
     return _head_to_head(_canonical_games(records))
 
 
-def _head_to_head(games: Iterable[_Played]) -> dict[tuple[str, str], tuple[float, int]]:
+def _head_to_head(games: Iterable[PlayedGame]) -> dict[tuple[str, str], tuple[float, int]]:
     table: dict[tuple[str, str], tuple[float, int]] = {}
     for record in games:
         for seat, bot in enumerate(record.seats):
@@ -286,7 +320,7 @@ class Tallies:
         return [Unit(key[1], {bot: (score[0], int(score[1])) for bot, score in scores.items()}) for key, scores in sorted(self.units.items())]
 
 
-def tally(games: Iterable[_Played], bots: Sequence[str] = ()) -> Tallies:
+def tally(games: Iterable[PlayedGame], bots: Sequence[str] = ()) -> Tallies:
     """Fold ``games`` (in canonical order) into :class:`Tallies`; ``bots`` listed even
     without games."""
     tallies = Tallies({name: _Tally() for name in bots})
@@ -313,14 +347,15 @@ def tally(games: Iterable[_Played], bots: Sequence[str] = ()) -> Tallies:
 
 
 def compute_standings(
-    records: Iterable[GameRecord],
+    records: Iterable[GameRecord | PlayedGame],
     bots: Sequence[str] | None = None,
     remote: Collection[str] = (),
     withdrawn: Collection[str] = (),
     confidence: float = CONFIDENCE,
     sequential: Sequential | None = None,
 ) -> Standings:
-    """Standings of ``records`` (see the module doc for points and ranking).
+    """Standings of ``records`` (see the module doc for points and ranking): game records,
+    or their summaries (:class:`PlayedGame`, as ``ResultsStore.played_games`` reads them).
 
     ``bots`` lists bots to show even without games (every bot seen in a record is shown
     too); ``remote`` names bots given by address; ``withdrawn`` names bots the league

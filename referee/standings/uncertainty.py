@@ -12,7 +12,7 @@ and any test would then claim a difference on noise. Six is the fewest with whic
 bot that won every unit could be told from an equal one at 95% by a sign test
 (``2 * (1/2)**6 = 3%``).
 
-**Interval** of a bot's strength: ``s ± t(confidence, m - 1) * se`` (scipy.stats.t), cut to
+**Interval** of a bot's strength: ``s ± t(confidence, m - 1) * se`` (Student's t quantile), cut to
 the points a game can give, ``[0, k - 1]``. Pointwise: each interval holds its bot's true
 strength with the confidence.
 
@@ -60,7 +60,7 @@ from enum import Enum
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy import stats
+from scipy import special
 
 from referee.standings.strength import Strengths
 
@@ -99,7 +99,7 @@ def intervals(fit: Strengths, confidence: float = CONFIDENCE) -> list[Interval]:
             out.append(Interval(estimate, None, None, units))
             continue
         se = math.sqrt(max(float(fit.cov[i, i]), 0.0))
-        half = float(stats.t.ppf(0.5 + confidence / 2, units - 1)) * se
+        half = float(special.stdtrit(units - 1, 0.5 + confidence / 2)) * se
         low, high = (round(_clip(value, fit.top), TIE) for value in (estimate - half, estimate + half))
         out.append(Interval(estimate, low, high, units, se))
     return out
@@ -113,6 +113,14 @@ def ranking(fit: Strengths) -> list[int]:
     """Indexes of ``fit.bots`` by :func:`estimates`, strongest first, then by name."""
     shown = estimates(fit)
     return sorted(range(len(fit.bots)), key=lambda i: (-float(shown[i]), fit.bots[i]))
+
+
+def load() -> None:
+    """Load the numerical libraries now (numpy, scipy.special: a few tenths of a second of
+    CPU), e.g. before a league starts, so that the standings printed on Ctrl-C cost only
+    their arithmetic. Importing this module loads them; ``scipy.stats``, which costs
+    ~0.5 s of CPU more to import, is never used: its t and normal functions are those of
+    ``scipy.special`` it calls (``stdtrit``, ``stdtr``, ``ndtri``)."""
 
 
 def rank_sets(fit: Strengths, confidence: float = CONFIDENCE) -> list[tuple[int, int]]:
@@ -162,7 +170,8 @@ def _normal_scores(gap: NDArray[np.float64], scale: NDArray[np.float64], df: int
     case: every unit one way), no gap is 0."""
     with np.errstate(divide="ignore", invalid="ignore"):
         t = np.where(scale > 0, gap / np.where(scale > 0, scale, 1.0), np.where(gap == 0, 0.0, np.sign(gap) * np.inf))
-    return np.asarray(np.sign(t) * stats.norm.isf(stats.t.sf(np.abs(t), df)), dtype=np.float64)
+    tail = special.stdtr(df, -np.abs(t))  # scipy.stats.t.sf(|t|, df)
+    return np.asarray(np.sign(t) * -special.ndtri(tail), dtype=np.float64)  # scipy.stats.norm.isf
 
 
 def _pair_scale(cov: NDArray[np.float64], first: NDArray[np.int64], second: NDArray[np.int64]) -> NDArray[np.float64]:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Literal
 
+from referee.game.timecontrol import Evidence
 from referee.game.views import Action
 
 TransportFault = Literal["timeout", "malformed", "crash"]
@@ -40,7 +41,9 @@ class Reply:
     monotonic clock, in ms. ``request``: the request as sent (a
     ``DecisionRequest`` message).
     ``request_json``: its compact JSON, rendered on first use (rendering costs about as
-    much as the call, so it is done only for evidence).
+    much as the call, so it is done only for evidence). ``evidence``: what the referee saw
+    of the machine while it waited (docs/design.md §5), set by the league for a late
+    reply; None otherwise.
     """
 
     action: Action | None
@@ -50,6 +53,7 @@ class Reply:
     answer: str
     ms: float
     render_request: Callable[[], str] = field(default=lambda: "", repr=False, compare=False)
+    evidence: Evidence | None = None
 
     @cached_property
     def request_json(self) -> str:

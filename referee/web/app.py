@@ -94,7 +94,8 @@ def make_app(pages: Pages, audience: Audience | None = None) -> Starlette:
     audience = audience or Audience()
 
     async def run(build: Callable[[], T]) -> T:
-        return await anyio.to_thread.run_sync(build)
+        # abandoned on cancel: Ctrl-C stops the server at once, even while a page is built
+        return await anyio.to_thread.run_sync(build, abandon_on_cancel=True)
 
     async def index(request: Request) -> Response:
         return HTMLResponse(await run(pages.index))
