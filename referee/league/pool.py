@@ -290,7 +290,7 @@ class BotPool:
             async with self._starts:
                 got = await self._start(slots, note)
         if isinstance(got, Lease):
-            self._ready(got, note)
+            self._ready(got, None)  # its log has the note from its start
             return _seated(got, key)
         return got
 
@@ -527,9 +527,8 @@ class BotPool:
                 if lives and trio.current_time() < self._give_up(started, alive=True):
                     continue
                 what = "no Hello reply" + (f" (asked {asked} times while its process ran)" if asked > 1 else "")
-                raise HelloError(
-                    self._no_hello(client.name, started, what) + ": does it start, and serve on $KWHIST_LISTEN?", error.answer
-                ) from None
+                who = client.name if process is not None else f"{client.name} at {client.address}"  # a remote bot: where we asked
+                raise HelloError(self._no_hello(who, started, what) + ": does it start, and serve on $KWHIST_LISTEN?", error.answer) from None
 
     async def _hello_once(self, client: BotClient, process: BotProcess | None, timeout_s: float) -> HelloInfo:
         outcome: list[HelloInfo | BotError] = []

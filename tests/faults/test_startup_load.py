@@ -83,7 +83,8 @@ def test_a_startup_faults_log_line_names_the_log_its_why_names(short_tmp: Path) 
             "[time]", "startup_ms = 20000",
             "[[bots]]", 'name = "dies"', f'command = ["python", "{BOTS / "dies_at_start_bot.py"}"]',
             "[[bots]]", 'name = "random"', f'command = ["python", "{BOTS.parents[2] / "sample_bots" / "python" / "random_bot.py"}"]',
-        ]) + "\n",
+            "[[bots]]", 'name = "random2"', f'command = ["python", "{BOTS.parents[2] / "sample_bots" / "python" / "random_bot.py"}"]',
+        ]) + "\n",  # two bots that start: the league is played (referee/league/preflight.py)
     )  # fmt: skip
     assert run_referee("run", str(config), "--no-live").returncode == 0
     shown = run_referee("faults", str(short_tmp / "night.sqlite"))

@@ -15,7 +15,7 @@ from referee.sandbox import NONE_WARNING, RLIMITS_AS_YOU_WARNING, RLIMITS_WARNIN
 from referee.sandbox.bwrap import SLOT_UIDS, bwrap_argv
 from referee.sandbox.command import resolve_command
 from referee.sandbox.workdir import MAX_SOCKET_PATH, PrivateDir
-from tests.sandbox.helpers import Launcher, log_text, next_slot, wait_exit, wait_log
+from tests.sandbox.helpers import Launcher, log_text, next_slot, wait_exit, wait_for, wait_log
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.timeout(60)]
 
@@ -248,7 +248,8 @@ def test_a_virtualenv_interpreter_runs_as_given(
         )
         try:
             assert wait_exit(process) == 0, process.stderr_head()
-            assert f"PREFIX {venv / 'v'} the venv" in log_text(process)
+            expected = f"PREFIX {venv / 'v'} the venv"  # the log's pump may write it just after the exit
+            assert wait_for(lambda: expected in log_text(process)), log_text(process)
         finally:
             process.kill()
     finally:
