@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 import common
-from common import Figure
+from common import Figure, tree_cpu_s
 
 SAMPLES = common.ROOT / "sample_bots"
 JAVA_JAR = SAMPLES / "java" / "build" / "kwhist-java-bot.jar"
@@ -41,28 +41,6 @@ def built(language: str) -> bool:
             language != "node" or (SAMPLES / "node" / "node_modules").is_dir()
         )
     return os.access(command[0], os.X_OK)
-
-
-def tree_cpu_s(root: int) -> float:
-    """User + system CPU seconds of ``root`` and every process below it."""
-    fields: dict[int, list[str]] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                stat = Path(f"/proc/{entry}/stat").read_text()
-            except OSError:
-                continue
-            fields[int(entry)] = stat[stat.rindex(")") + 2 :].split()
-    below: dict[int, list[int]] = {}
-    for pid, values in fields.items():
-        below.setdefault(int(values[1]), []).append(pid)
-    total, todo = 0, [root]
-    while todo:
-        pid = todo.pop()
-        if pid in fields:
-            total += sum(int(value) for value in fields[pid][11:15])
-        todo += below.get(pid, [])
-    return total / os.sysconf("SC_CLK_TCK")
 
 
 def thread_cpu_s(native_id: int) -> float:

@@ -43,21 +43,13 @@ def config(folder: Path, games: int) -> Path:
 
 
 def _tree(root: int) -> list[int]:
-    """Every process below ``root`` (not ``root`` itself)."""
-    parents: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                stat = Path(f"/proc/{entry}/stat").read_text()
-            except OSError:
-                continue
-            parents.setdefault(int(stat[stat.rindex(")") + 2 :].split()[1]), []).append(int(entry))
-    found, todo = [], [root]
-    while todo:
-        children = parents.get(todo.pop(), [])
-        found += children
-        todo += children
-    return found
+    """Every process below ``root`` (not ``root`` itself; psutil)."""
+    import psutil
+
+    try:
+        return [child.pid for child in psutil.Process(root).children(recursive=True)]
+    except psutil.Error:
+        return []
 
 
 def _rollup(pid: int) -> tuple[int, int]:

@@ -9,6 +9,7 @@ figures as JSON (``--json PATH``) for ``bench/run.py`` and prints a summary.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import platform
@@ -159,3 +160,20 @@ def machine() -> dict[str, str]:
     except OSError:
         pass
     return facts
+
+
+def tree_cpu_s(root: int) -> float:
+    """User + system CPU seconds of process ``root`` and every process below it, with their
+    reaped children's (psutil)."""
+    import psutil
+
+    total = 0.0
+    try:
+        tree = psutil.Process(root)
+        for process in [tree, *tree.children(recursive=True)]:
+            with contextlib.suppress(psutil.Error):
+                times = process.cpu_times()
+                total += times.user + times.system + times.children_user + times.children_system
+    except psutil.Error:
+        pass
+    return total

@@ -193,17 +193,22 @@ class BotProcess:
                 with contextlib.suppress(OSError):
                     os.killpg(self.pid, signal.SIGTERM)
 
+    def _start_kill(self) -> None:
+        """Note, once and under the lock, whether the process still ran when it was first
+        killed (an exit before that is its own, and is recorded now)."""
+        if not self._kill_started:
+            self._kill_started = True
+            self._killed_running = self._popen.poll() is None
+            if not self._killed_running:
+                self.exit_detail()
+
     def send_kill(self) -> None:
         """SIGKILL the whole tree now, without waiting for it (:func:`stop` signals every
         process first, then :meth:`kill` waits for each). Never raises."""
         with self._lock:
             if self._done:
                 return
-            if not self._kill_started:
-                self._kill_started = True
-                self._killed_running = self._popen.poll() is None
-                if not self._killed_running:
-                    self.exit_detail()
+            self._start_kill()
             with contextlib.suppress(OSError):
                 if self._cgroup is not None:
                     self._cgroup.send_kill()
@@ -220,11 +225,7 @@ class BotProcess:
         with self._lock:
             if self._done:
                 return
-            if not self._kill_started:
-                self._kill_started = True
-                self._killed_running = self._popen.poll() is None
-                if not self._killed_running:
-                    self.exit_detail()
+            self._start_kill()
             try:
                 self._kill_tree()
             except Exception as error:  # clean-up never stops the league: say it in the log
