@@ -5,7 +5,7 @@ with ``EINVAL`` (where notification is missing). Interleaved, both in one refere
 - each sample bot (Python, Node, C++, Go, Java; those built here) from ``launch`` to its
   first answered ``Hello``;
 - an idle Java bot (after Hello) over 10 s (2 s with ``--quick``): the CPU time of its
-  processes, and the referee's: waits answered a second and the supervisor thread's CPU per
+  processes, and the referee's: waits answered a second and the supervisor's CPU per
   answer; then 8 idle Java bots at once: answers a second and the supervisor's CPU.
 """
 
@@ -41,11 +41,6 @@ def built(language: str) -> bool:
             language != "node" or (SAMPLES / "node" / "node_modules").is_dir()
         )
     return os.access(command[0], os.X_OK)
-
-
-def thread_cpu_s(native_id: int) -> float:
-    """CPU seconds of one of our threads (``schedstat``: ns, finer than ``stat``'s ticks)."""
-    return int(Path(f"/proc/self/task/{native_id}/schedstat").read_text().split()[0]) / 1e9
 
 
 def started(language: str, variant: str, slot: int, run_dir: Path) -> tuple[float, object]:
@@ -107,14 +102,14 @@ def main() -> None:
                     ms, process = started(language, variant, slot, tmp / "run")
                     hello_ms[(language, variant)].append(ms)
                     if language == "java":
-                        answered, cpu = supervisor.answered, thread_cpu_s(supervisor.thread.native_id or 0)
+                        answered, cpu = supervisor.answered, tree_cpu_s(supervisor.process.pid)
                         before = tree_cpu_s(process.pid)  # type: ignore[attr-defined]
                         time.sleep(idle_s)
                         idle_cpu[variant].append(tree_cpu_s(process.pid) - before)  # type: ignore[attr-defined]
                         if variant == "notified":
                             count = supervisor.answered - answered
                             answers_per_s.append(count / idle_s)
-                            spent = thread_cpu_s(supervisor.thread.native_id or 0) - cpu
+                            spent = tree_cpu_s(supervisor.process.pid) - cpu
                             us_per_answer.append(spent / count * 1e6 if count else float("nan"))
                     process.kill()  # type: ignore[attr-defined]
             if "java" in languages:  # several idle JVMs at once: one supervisor tick serves them all
@@ -123,10 +118,10 @@ def main() -> None:
                     for _ in range(MANY):
                         slot += 1
                         processes.append(started("java", "notified", slot, tmp / "run")[1])
-                    answered, cpu = supervisor.answered, thread_cpu_s(supervisor.thread.native_id or 0)
+                    answered, cpu = supervisor.answered, tree_cpu_s(supervisor.process.pid)
                     time.sleep(idle_s)
                     many_answers_per_s.append((supervisor.answered - answered) / idle_s)
-                    many_cpu_ms_per_s.append((thread_cpu_s(supervisor.thread.native_id or 0) - cpu) / idle_s * 1000)
+                    many_cpu_ms_per_s.append((tree_cpu_s(supervisor.process.pid) - cpu) / idle_s * 1000)
                 finally:
                     for process in processes:
                         process.kill()  # type: ignore[attr-defined]
@@ -143,7 +138,7 @@ def main() -> None:
         figures.append(Figure("answers_per_s", "idle Java bot: its waits answered per second", "/s", answers_per_s))
         figures.append(Figure("us_per_answer", "the referee's supervisor thread: CPU per answered wait", "µs", us_per_answer))
         figures.append(Figure("many_answers_per_s", f"{MANY} idle Java bots at once: waits answered per second", "/s", many_answers_per_s))
-        figures.append(Figure("many_cpu_ms_per_s", f"{MANY} idle Java bots at once: the supervisor thread's CPU per second", "ms/s", many_cpu_ms_per_s))
+        figures.append(Figure("many_cpu_ms_per_s", f"{MANY} idle Java bots at once: the supervisor's CPU per second", "ms/s", many_cpu_ms_per_s))
     common.write_json(args.json, "B10 shared futex waits", figures, languages=" ".join(languages))
 
 

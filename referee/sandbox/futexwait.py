@@ -18,8 +18,9 @@ libseccomp 2.5+):
   bot and all its descendants have it. Bubblewrap's own filter, stacked on it, then leaves
   ``futex`` alone (:func:`referee.sandbox.seccomp.program`; of stacked filters the strictest
   action wins: ``ERRNO`` before ``USER_NOTIF`` before ``ALLOW``);
-- one supervisor thread answers each such call one or two ticks of :data:`ANSWER_DELAY_S`
-  after it came, and never lets the real call run (no ``SECCOMP_USER_NOTIF_FLAG_CONTINUE``, whose check of the
+- one supervisor process (:mod:`referee.sandbox.futex_supervisor`; a process, so that it
+  answers whatever the referee's own threads hold) answers each such call one or two ticks
+  of :data:`ANSWER_DELAY_S` after it came, and never lets the real call run (no ``SECCOMP_USER_NOTIF_FLAG_CONTINUE``, whose check of the
   arguments another thread of the bot could race): a wait (``FUTEX_WAIT``,
   ``FUTEX_WAIT_BITSET``) with ``EAGAIN``, "the word changed: look again", any other
   operation with ``EINVAL``, as bubblewrap's filter did (glibc ignores it on a wake). The
@@ -28,35 +29,38 @@ libseccomp 2.5+):
   :data:`MAX_ANSWERS_PER_S` are taken a second (the referee's own CPU); beyond that the
   calls stay blocked in the kernel, costing nothing, and are answered later.
 
-The listener is close-on-exec and no bot ever holds it. Where user notification is missing
-(:func:`install_on_this_thread` returns None) bubblewrap's filter refuses every shared operation with
-``EINVAL``, as before, and :data:`UNAVAILABLE_WARNING` is said at start.
+The listener is handed to the supervisor and closed in the referee: no bot ever holds it.
+Where user notification is missing (:func:`install_on_this_thread` returns None)
+bubblewrap's filter refuses every shared operation with ``EINVAL``, as before, and
+:data:`UNAVAILABLE_WARNING` is said at start.
 """
 
 from __future__ import annotations
 
 import ctypes
 import errno
-import fcntl
 import functools
-import logging
 import os
-import select
+import socket
 import stat
-import struct
+import subprocess
 import sys
 import tempfile
 import threading
-import time
+from pathlib import Path
 
 from referee.sandbox import bwrap
+from referee.sandbox.futex_supervisor import (  # noqa: F401 (the constants are this module's API too)
+    ANSWER_DELAY_S,
+    COUNT,
+    FUTEX_CLOCK_REALTIME,
+    FUTEX_PRIVATE_FLAG,
+    FUTEX_WAIT,
+    FUTEX_WAIT_BITSET,
+    MAX_ANSWERS_PER_S,
+    answer_errno,
+)
 
-FUTEX_WAIT, FUTEX_WAIT_BITSET = 0, 9
-WAIT_OPERATIONS = (FUTEX_WAIT, FUTEX_WAIT_BITSET)
-FUTEX_PRIVATE_FLAG, FUTEX_CLOCK_REALTIME = 128, 256
-ANSWER_DELAY_S = 0.02  # the supervisor's tick: a call is answered 20-40 ms after it came
-MAX_ANSWERS_PER_S = 10_000  # a few µs of referee CPU each (bench/NOTES.md, B10)
-PER_TICK = int(MAX_ANSWERS_PER_S * ANSWER_DELAY_S)
 UNAVAILABLE_WARNING = (
     "sandbox: no seccomp user notification here (Linux 5.0+ and libseccomp 2.5+): a shared futex wait "
     "fails at once, so a Java bot's first thread spins on a core while the bot runs"
@@ -65,14 +69,8 @@ UNAVAILABLE_WARNING = (
 # <linux/seccomp.h>
 SECCOMP_SET_MODE_FILTER = 1
 SECCOMP_FILTER_FLAG_NEW_LISTENER = 1 << 3
-SECCOMP_IOCTL_NOTIF_RECV = 0xC0502100  # _IOWR('!', 0, struct seccomp_notif): 80 bytes
-SECCOMP_IOCTL_NOTIF_SEND = 0xC0182101  # _IOWR('!', 1, struct seccomp_notif_resp): 24 bytes
-NOTIF_SIZE = 80  # struct seccomp_notif: id u64, pid u32, flags u32, then seccomp_data
-OPERATION_OFFSET = 40  # seccomp_data: nr s32, arch u32, instruction_pointer u64, args[6] u64: args[1]
-RESPONSE = struct.Struct("=QqiI")  # id, val, error, flags
 PR_SET_NO_NEW_PRIVS = 38
 
-log = logging.getLogger(__name__)
 enabled = True  # the benchmark sets it False to start bots as where notification is missing
 
 
@@ -98,13 +96,6 @@ def notify_program() -> bytes | None:
             return exported.read() or None
     except Exception:  # no pyseccomp, or a libseccomp without SCMP_ACT_NOTIFY
         return None
-
-
-def answer_errno(operation: int) -> int:
-    """The error a notified ``futex`` call with ``operation`` (its second argument) gets:
-    ``EAGAIN`` for a wait, ``EINVAL`` for anything else."""
-    command = operation & 0xFFFFFFFF & ~(FUTEX_PRIVATE_FLAG | FUTEX_CLOCK_REALTIME)
-    return errno.EAGAIN if command in WAIT_OPERATIONS else errno.EINVAL
 
 
 def _install(program: bytes) -> int:
@@ -144,97 +135,50 @@ def _setuid_bwrap() -> bool:
 
 
 class Supervisor:
-    """Answers the notifications of one listener (see the module docstring) on a daemon
-    thread of its own; never raises into the referee."""
+    """The supervisor process (:mod:`referee.sandbox.futex_supervisor`) and the referee's
+    end of its control socket. Never raises into the referee after it started."""
 
     def __init__(self) -> None:
-        """Start the thread (raises RuntimeError where no thread can start); it waits for
-        :meth:`serve`, or ends at :meth:`give_up`."""
-        self.listener = -1
-        self.answered = 0  # notifications answered (read by tests and the benchmark)
-        self._given = threading.Event()
-        self.thread = threading.Thread(target=self._run, name="futex-supervisor", daemon=True)
-        self.thread.start()
+        """Start the process, before any filter is loaded (so that it has none). Raises
+        OSError where it cannot start."""
+        self._control, theirs = socket.socketpair()
+        try:
+            self.process = subprocess.Popen(
+                [sys.executable, "-S", "-E", str(Path(__file__).with_name("futex_supervisor.py")), str(theirs.fileno())],
+                pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, close_fds=True,
+                start_new_session=True,  # Ctrl-C is the referee's to handle; it ends when its socket closes
+            )  # fmt: skip
+        finally:
+            theirs.close()
+        self._lock = threading.Lock()
 
     def serve(self, listener: int) -> None:
-        self.listener = listener
-        self._given.set()
+        """Hand ``listener`` to the process and close it here."""
+        try:
+            socket.send_fds(self._control, [b"L"], [listener])
+        finally:
+            os.close(listener)
 
     def give_up(self) -> None:
-        self._given.set()
+        """No listener after all: the process ends."""
+        self._control.close()
 
-    def _run(self) -> None:
-        self._given.wait()
-        if self.listener < 0:
-            return
-        try:
-            self._answer_all()
-        except BaseException:  # never into the referee; the waits then stay blocked, killable
-            log.exception("futex supervisor stopped")
-
-    def _answer_all(self) -> None:
-        """In ticks of :data:`ANSWER_DELAY_S`: the calls taken at one tick are answered at the
-        next (so 1-2 ticks after they came), and one wake-up a tick serves every bot; with
-        nothing to answer the thread sleeps in ``poll`` until a call comes."""
-        poller = select.poll()
-        poller.register(self.listener, select.POLLIN)
-        held: list[tuple[int, int]] = []
-        idle = True
-        while True:
-            if idle:
-                self._wait(poller, None)
-                held = self._receive_all(poller)
-            time.sleep(ANSWER_DELAY_S)
-            for notification, error in held:
-                self._answer(notification, error)
-            received = self._receive_all(poller)
-            idle = not held and not received
-            held = received
-
-    def _wait(self, poller: select.poll, timeout_ms: int | None) -> bool:
-        """Whether a call is there to take (within ``timeout_ms``; None: until one comes)."""
-        try:
-            ready = poller.poll(timeout_ms)
-        except InterruptedError:
-            return False
-        if ready and not ready[0][1] & select.POLLIN:
-            log.warning("futex supervisor: listener polled %#x", ready[0][1])
-            time.sleep(ANSWER_DELAY_S)  # never spin on a broken listener
-            return False
-        return bool(ready)
-
-    def _receive_all(self, poller: select.poll) -> list[tuple[int, int]]:
-        """Every call waiting now, up to :data:`PER_TICK`: (id, error to answer with)."""
-        taken: list[tuple[int, int]] = []
-        while len(taken) < PER_TICK and self._wait(poller, 0):
-            received = self._receive()
-            if received is None:
-                break
-            taken.append(received)
-        return taken
-
-    def _receive(self) -> tuple[int, int] | None:
-        """The next notification's id and the error to answer it with; None when it went
-        away (its thread was interrupted or died) or the call failed. Never blocks after a
-        poll said POLLIN (a withdrawn notification makes it fail with ENOENT)."""
-        notification = bytearray(NOTIF_SIZE)  # the kernel wants it zeroed
-        try:
-            fcntl.ioctl(self.listener, SECCOMP_IOCTL_NOTIF_RECV, notification, True)
-        except OSError as error:
-            if error.errno not in (errno.ENOENT, errno.EINTR):
-                log.warning("futex supervisor: receive failed: %s", error)
-                time.sleep(ANSWER_DELAY_S)  # never spin on a broken listener
-            return None
-        operation = int.from_bytes(notification[OPERATION_OFFSET : OPERATION_OFFSET + 8], sys.byteorder)
-        return int.from_bytes(notification[:8], sys.byteorder), answer_errno(operation)
-
-    def _answer(self, notification: int, error_number: int) -> None:
-        try:
-            fcntl.ioctl(self.listener, SECCOMP_IOCTL_NOTIF_SEND, RESPONSE.pack(notification, 0, -error_number, 0))
-        except OSError as error:
-            if error.errno != errno.ENOENT:  # ENOENT: its thread was interrupted or died meanwhile
-                log.warning("futex supervisor: answer failed: %s", error)
-        self.answered += 1
+    @property
+    def answered(self) -> int:
+        """How many calls the process has answered (the tests and the benchmark); -1 when it
+        cannot say."""
+        with self._lock:
+            try:
+                self._control.sendall(b"?")
+                data = b""
+                while len(data) < COUNT.size:
+                    chunk = self._control.recv(COUNT.size - len(data))
+                    if not chunk:
+                        return -1
+                    data += chunk
+            except OSError:
+                return -1
+        return int(COUNT.unpack(data)[0])
 
 
 _supervisor: Supervisor | None = None
@@ -259,8 +203,8 @@ def install_on_this_thread() -> Supervisor | None:
         else:
             try:
                 supervisor = Supervisor()  # first: a filter must never be loaded without one
-            except RuntimeError as error:
-                _problem = f"no thread for its supervisor: {error}"
+            except OSError as error:
+                _problem = f"its supervisor did not start: {error}"
                 return None
             try:
                 supervisor.serve(_install(program))
@@ -285,11 +229,6 @@ def supervisor() -> Supervisor | None:
 def _forget_after_fork() -> None:
     """A forked child of the referee has neither the filtered thread nor the supervisor."""
     global _supervisor, _problem, _lock
-    if _supervisor is not None:
-        try:
-            os.close(_supervisor.listener)
-        except OSError:
-            pass
     _supervisor, _problem, _lock = None, None, threading.Lock()
 
 

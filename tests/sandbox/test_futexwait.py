@@ -41,3 +41,41 @@ def test_bubblewraps_filter_leaves_futex_to_the_referee_only_where_it_answers() 
     refused, notified = seccomp.program(False), seccomp.program(True)
     assert refused is not None and notified is not None
     assert len(notified) < len(refused), "the notified variant has no futex rule"
+
+
+HOLDS_THE_LOCK = """
+import ctypes, json, sys
+import pyseccomp
+from referee.sandbox import futexwait, spawner
+if not spawner.notified_available():
+    print(json.dumps({"unavailable": futexwait.problem()}))
+    sys.exit(0)
+word = ctypes.c_int(1)
+libc = ctypes.PyDLL(None, use_errno=True)  # a call through it keeps the interpreter lock
+libc.syscall.restype = ctypes.c_long
+number = pyseccomp.resolve_syscall(pyseccomp.Arch.NATIVE, "futex")
+def wait():  # a shared FUTEX_WAIT for 0 on a word that holds 1: the kernel would say EAGAIN at once
+    return libc.syscall(number, ctypes.byref(word), 0, 0, None), ctypes.get_errno()
+result, error = spawner.run_notified(wait)
+print(json.dumps({"result": result, "errno": error, "answered": futexwait.supervisor().answered}))
+"""
+
+
+def test_the_referee_answers_its_own_filtered_threads_wait_while_it_holds_the_interpreter_lock() -> None:
+    """The thread that starts bubblewrap bots carries the notifying filter itself; a shared
+    futex wait it makes inside a C call that keeps Python's lock (a C library joining a
+    thread) is still answered: the supervisor is a process of its own (it hung the referee,
+    and CI, when it was a thread of the referee)."""
+    import json
+    import subprocess
+    import sys
+
+    if futexwait.notify_program() is None:
+        pytest.skip("no libseccomp 2.5+ with pyseccomp here")
+    done = subprocess.run([sys.executable, "-c", HOLDS_THE_LOCK], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    outcome = json.loads(done.stdout)
+    if "unavailable" in outcome:
+        pytest.skip(f"no seccomp user notification here: {outcome['unavailable']}")
+    assert (outcome["result"], outcome["errno"]) == (-1, errno.EAGAIN)
+    assert outcome["answered"] >= 1
