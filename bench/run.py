@@ -45,9 +45,11 @@ BENCHES: dict[str, tuple[str, str, int]] = {  # script, title, repetitions multi
     "B11": ("b11_idle_processes.py", "B11 bot processes the deal rule keeps: a 30-bot league, and in a memory limit", 1),
     "B12": ("b12_load.py", "B12 load: a league beside a CPU hog, and Ctrl-C under it", 1),
     "B13": ("b13_standings_update.py", "B13 standings kept as games finish: the cost of a game, and of a look", 1),
+    "B14": ("b14_class.py", "B14 class: 30 Python strategy bots, a movement league night, and where its wall time goes", 1),
     "B4T": ("b4_throughput.py", "B4 two trees: the working tree against a base checkout, interleaved (concurrency 4)", 1),
 }
 TWO_TREES = {"B4T"}  # run only with --base-tree
+WITH_BASE = {"B4T", "B14"}  # given --base-tree when it is set
 B7_LEAGUES: int | None = None  # --b7-leagues: leagues per B7 figure (the script's small default otherwise)
 B7_ARGS: list[str] = []  # --b7-args: more options for bench/b7_standings.py
 BASE_TREE: str | None = None  # --base-tree: the base checkout of the two-trees benchmarks
@@ -87,6 +89,7 @@ TARGETS = (
     Target("B4", "referee CPU per decision, live display ≤ 1.1 × null reporter", "live_over_null_c4", lambda f: f.median <= 1.1, _median, 1.1),
     Target("B4T", "referee CPU per decision, live display ≤ 1.1 × null reporter (working tree)", "tree_live_over_null", lambda f: f.median <= 1.1, _median, 1.1),
     Target("B4", "bot processes started inside the measured window: 0", "starts_in_window", lambda f: max(f.values) == 0, lambda f: f"{max(f.values):.0f} (worst run)"),
+    Target("B14", "class league: games/s ≥ 1.5 × the base tree's (interleaved, start-up included)", "ratio", lambda f: f.median >= 1.5, _median, 1.5),
     Target("B13", "standings: cost of a finished game at 10,000 ≤ 1.2 × at 100", "ratio", lambda f: f.median <= 1.2, _median, 1.2),
     Target("B2", "referee ≤ 1.10 × the rotating floor (secondary)", "overhead", lambda f: f.median <= 1.10, _median, 1.10),
     Target("B3", "engine ≥ 2.5 × OpenSpiel's decisions/s", "ratio", lambda f: f.median >= 2.5, _median, 2.5),
@@ -131,8 +134,7 @@ def run_bench(key: str, reps: int, quick: bool, sandbox: str) -> dict[str, objec
             argv += ["--leagues", str(B7_LEAGUES)]
         if key == "B7":
             argv += B7_ARGS
-        if key in TWO_TREES:
-            assert BASE_TREE is not None
+        if key in WITH_BASE and BASE_TREE is not None:
             argv += ["--base-tree", BASE_TREE]
         began = time.perf_counter()
         env = {**os.environ, "GRPC_VERBOSITY": os.environ.get("GRPC_VERBOSITY", "ERROR")}
