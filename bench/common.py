@@ -22,14 +22,17 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-BOTS = Path(__file__).resolve().parent / "bots"
+ROOT = Path(__file__).resolve().parent.parent  # this checkout: its results and report
+# The referee measured: this checkout, or another one (``KWS_BENCH_TREE``, set by a "two
+# trees" run, e.g. ``bench/b4_throughput.py --base-tree PATH``): its code, its bench bots.
+CODE = Path(os.environ.get("KWS_BENCH_TREE") or ROOT).resolve()
+BOTS = CODE / "bench" / "bots"
 INSTANT_BOT = BOTS / "instant_bot.py"
 RAW_ECHO = BOTS / "raw_echo.py"
-SAMPLE_BOT = ROOT / "sample_bots" / "python" / "random_bot.py"
+SAMPLE_BOT = CODE / "sample_bots" / "python" / "random_bot.py"
 
-if str(ROOT) not in sys.path:  # run as `python bench/bN_x.py` from anywhere
-    sys.path.insert(0, str(ROOT))
+if str(CODE) not in sys.path:  # run as `python bench/bN_x.py` from anywhere
+    sys.path.insert(0, str(CODE))
 
 
 @dataclass
@@ -81,8 +84,11 @@ def ratio_values(top: Sequence[float], bottom: Sequence[float]) -> list[float]:
     return [a / b for a, b in zip(top, bottom, strict=True)]
 
 
-def arguments(description: str, reps: int = 5) -> argparse.Namespace:
+def arguments(description: str, reps: int = 5, extra: Sequence[tuple[tuple[str, ...], dict[str, Any]]] = ()) -> argparse.Namespace:
+    """The benchmarks' common options, and ``extra`` ones (``(flags, add_argument keywords)``)."""
     parser = argparse.ArgumentParser(description=description)
+    for flags, options in extra:
+        parser.add_argument(*flags, **options)
     parser.add_argument("--reps", type=int, default=reps, help=f"repetitions per variant (default {reps})")
     parser.add_argument("--json", type=Path, default=None, help="write the figures here as JSON")
     parser.add_argument("--quick", action="store_true", help="fewer iterations per repetition (a smoke run)")

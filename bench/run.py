@@ -1,4 +1,4 @@
-"""``make bench``: run B1-B12 (each its own process, its variants interleaved), then write
+"""``make bench``: run B1-B13 (and B4T with ``--base-tree``) (each its own process, its variants interleaved), then write
 ``BENCHMARKS.md`` with the machine, the date, every figure as median [min–max] over the
 repetitions, the targets met or missed, and the analysis in ``bench/NOTES.md``.
 
@@ -6,6 +6,7 @@ repetitions, the targets met or missed, and the analysis in ``bench/NOTES.md``.
     python bench/run.py --only B3 B5    # some of them (BENCHMARKS.md keeps the others' last figures)
     python bench/run.py --quick         # a smoke run: fewer iterations, 2 repetitions
     python bench/run.py --report-only   # rewrite BENCHMARKS.md from the last figures (after editing NOTES.md)
+    python bench/run.py --only B4T --base-tree ../base   # two trees: this one against a base checkout (its own .venv)
     python bench/run.py --only B7 --b7-leagues 200   # the full simulation of the standings (long)
     python bench/run.py --only B7 --b7-leagues 200 --b7-args "--stop-leagues 20 --max-rounds 300"
 """
@@ -43,9 +44,15 @@ BENCHES: dict[str, tuple[str, str, int]] = {  # script, title, repetitions multi
     "B10": ("b10_futex.py", "B10 shared futex waits under bubblewrap: answered by the referee, or refused", 1),
     "B11": ("b11_idle_processes.py", "B11 bot processes the deal rule keeps: a 30-bot league, and in a memory limit", 1),
     "B12": ("b12_load.py", "B12 load: a league beside a CPU hog, and Ctrl-C under it", 1),
+    "B13": ("b13_standings_update.py", "B13 standings kept as games finish: the cost of a game, and of a look", 1),
+    "B14": ("b14_class.py", "B14 class: 30 Python strategy bots, a movement league night, and where its wall time goes", 1),
+    "B4T": ("b4_throughput.py", "B4 two trees: the working tree against a base checkout, interleaved (concurrency 4)", 1),
 }
+TWO_TREES = {"B4T"}  # run only with --base-tree
+WITH_BASE = {"B4T", "B14"}  # given --base-tree when it is set
 B7_LEAGUES: int | None = None  # --b7-leagues: leagues per B7 figure (the script's small default otherwise)
 B7_ARGS: list[str] = []  # --b7-args: more options for bench/b7_standings.py
+BASE_TREE: str | None = None  # --base-tree: the base checkout of the two-trees benchmarks
 OUT = common.ROOT / "BENCHMARKS.md"
 RESULTS = common.ROOT / "bench" / "results.json"  # the last figures of each benchmark (kept for --only)
 NOTES = common.ROOT / "bench" / "NOTES.md"
@@ -79,6 +86,11 @@ TARGETS = (
     Target("B4", "concurrency 4 ≥ 1.9 × concurrency 1", "ratio_4_1", lambda f: f.median >= 1.9, _median, 1.9),
     Target("B4", "concurrency 8 not below 4", "ratio_8_4", lambda f: f.median >= 1.0, _median, 1.0),
     Target("B4", "timeouts 0 (move_ms = 200, instant bots)", "timeouts", lambda f: max(f.values) == 0, lambda f: f"{max(f.values):.4f} (worst repetition)"),
+    Target("B4", "referee CPU per decision, live display ≤ 1.1 × null reporter", "live_over_null_c4", lambda f: f.median <= 1.1, _median, 1.1),
+    Target("B4T", "referee CPU per decision, live display ≤ 1.1 × null reporter (working tree)", "tree_live_over_null", lambda f: f.median <= 1.1, _median, 1.1),
+    Target("B4", "bot processes started inside the measured window: 0", "starts_in_window", lambda f: max(f.values) == 0, lambda f: f"{max(f.values):.0f} (worst run)"),
+    Target("B14", "class league: games/s ≥ 1.5 × the base tree's (interleaved, start-up included)", "ratio", lambda f: f.median >= 1.5, _median, 1.5),
+    Target("B13", "standings: cost of a finished game at 10,000 ≤ 1.2 × at 100", "ratio", lambda f: f.median <= 1.2, _median, 1.2),
     Target("B2", "referee ≤ 1.10 × the rotating floor (secondary)", "overhead", lambda f: f.median <= 1.10, _median, 1.10),
     Target("B3", "engine ≥ 2.5 × OpenSpiel's decisions/s", "ratio", lambda f: f.median >= 2.5, _median, 2.5),
     Target("B5", "sandboxed ≤ plain + 10 ms", "bwrap_extra", lambda f: f.median <= 10, _median, 10),
@@ -122,6 +134,8 @@ def run_bench(key: str, reps: int, quick: bool, sandbox: str) -> dict[str, objec
             argv += ["--leagues", str(B7_LEAGUES)]
         if key == "B7":
             argv += B7_ARGS
+        if key in WITH_BASE and BASE_TREE is not None:
+            argv += ["--base-tree", BASE_TREE]
         began = time.perf_counter()
         env = {**os.environ, "GRPC_VERBOSITY": os.environ.get("GRPC_VERBOSITY", "ERROR")}
         done = subprocess.run(argv, cwd=common.ROOT, env=env)
@@ -293,10 +307,12 @@ def main() -> None:
     parser.add_argument("--sandbox", default="none", choices=("none", "rlimits", "bwrap", "auto"),
                         help="sandbox mode of the bots in B1, B2, B4, B6 (default none: the referee's own cost)")
     parser.add_argument("--b7-leagues", type=int, default=None, help="B7: simulated leagues per figure (default small; 200 for the full figures)")
+    parser.add_argument("--base-tree", default=None, help="two trees (B4T): a checkout of the base, with its own .venv, run interleaved with this one")
     parser.add_argument("--b7-args", default="", help='B7: more options for bench/b7_standings.py, e.g. "--stop-leagues 20 --max-rounds 300"')
     args = parser.parse_args()
-    global B7_LEAGUES, B7_ARGS
+    global B7_LEAGUES, B7_ARGS, BASE_TREE
     B7_LEAGUES = args.b7_leagues
+    BASE_TREE = args.base_tree
     B7_ARGS = shlex.split(args.b7_args)
     reps = args.reps or (2 if args.quick else 5)
     started = datetime.now(timezone.utc)
@@ -304,7 +320,9 @@ def main() -> None:
     keep = args.only or args.report_only
     results: dict[str, dict[str, object]] = json.loads(RESULTS.read_text()) if RESULTS.exists() and keep else {}
     began = time.perf_counter()
-    for key in [] if args.report_only else args.only or BENCHES:
+    if args.only and TWO_TREES & set(args.only) and not BASE_TREE:
+        parser.error("B4T needs --base-tree PATH")
+    for key in [] if args.report_only else args.only or [key for key in BENCHES if key not in TWO_TREES or BASE_TREE]:
         results[key] = run_bench(key, reps, args.quick, args.sandbox)
         RESULTS.write_text(json.dumps(results, indent=1))
     if "B4" in results and "B7" in results:

@@ -16,7 +16,7 @@ from referee.cli.main import positive_int
 from referee.report.console import make_console
 
 from referee.cli.cluster import open_cluster_runner
-from referee.cli.setup import league_spec, open_results, run_trio, shutdown_guard, store_standings
+from referee.cli.setup import FeedStandings, StoreStandings, league_spec, open_results, run_trio, shutdown_guard
 from referee.config import load_config
 from referee.errors import BotError
 from referee.league.budget import MovementRounds, league_sequential, movement_line, too_long_warning
@@ -61,9 +61,10 @@ def run(args: argparse.Namespace) -> int:
     store = open_results(config, args.results, resume=args.resume, spec=spec)
     already = len(store.finished_game_ids())
     store.set_meta("sequential", league_sequential(league, store.meta().get("sequential")).to_text())  # the places to decide
+    kept = StoreStandings(store, spec)  # the standings, kept as games are stored
     schedule: Sequence[Fixture] | MovementRounds
     if fixtures is None:
-        schedule = MovementRounds(league, names, store, partial(store_standings, store, spec), say=lambda line: console.print(f"[bold]{line}[/]"))
+        schedule = MovementRounds(league, names, store, kept, say=lambda line: console.print(f"[bold]{line}[/]"))
         total = schedule.planned_games()
         games_text = f"{total:,} games" if total else "games in rounds"
         run_clock = schedule.clock_of_run
@@ -83,21 +84,19 @@ def run(args: argparse.Namespace) -> int:
         console.print(f"[yellow]warning:[/] {warning}")
     console.print(f"rules: {spec.rules.summary()}", highlight=False)
     run_clock.start()
-    reporter = make_reporter(
-        console, progress=run_clock.progress, done=already, live=not args.no_live, standings=lambda: store_standings(store, spec)
-    )
+    reporter = make_reporter(console, progress=run_clock.progress, done=already, live=not args.no_live, standings=kept)
     if isinstance(schedule, MovementRounds):
         schedule.on_round = reporter.round_started
 
     def standings() -> None:
-        print_standings(console, store_standings(store, spec), title=f"Standings — {escape(spec.name)}", rules_line=f"rules: {spec.rules.summary()}")
+        print_standings(console, kept(), title=f"Standings — {escape(spec.name)}", rules_line=f"rules: {spec.rules.summary()}")
 
     load_statistics()  # now, not when Ctrl-C must print the standings at once
 
     async def league_night() -> None:
         async with trio.open_nursery() as nursery:
             nursery.start_soon(run_clock.keep_beating)
-            await run_league(spec, schedule, store, reporter, cluster)
+            await run_league(spec, schedule, store, FeedStandings(reporter, kept), cluster)
             nursery.cancel_scope.cancel()
         if isinstance(schedule, MovementRounds) and schedule.stop_reason is not None:
             run_clock.end(schedule.stop_reason, schedule.stopped or schedule.stop_reason)

@@ -23,8 +23,11 @@ from referee.config import LeagueConfig
 from referee.errors import Interrupted
 from referee.league.botcode import code_fingerprints
 from referee.league.pool import BotEntry
-from referee.league.run import LeagueSpec
 from referee.results.store import ResultsStore
+from referee.game.records import GameRecord
+from referee.league.run import LeagueSpec, Reporter
+from referee.schedule.fixture import Fixture
+from referee.standings.running import RunningStandings
 from referee.standings.table import Standings, compute_standings
 from referee.standings.verdicts import Sequential
 
@@ -194,3 +197,47 @@ def stored_sequential(store: ResultsStore) -> Sequential:
     """The verdict settings and decisions kept in ``store`` (``meta``: ``sequential``; the
     defaults for a store without them)."""
     return Sequential.from_text(store.meta().get("sequential"))
+
+
+class StoreStandings:
+    """The standings of a league's store, kept as its games are stored: the stored games
+    are read once, then each game the league stores is folded in (:meth:`add`, O(1);
+    :mod:`referee.standings.running`). Called as :func:`store_standings` is, it gives the
+    same standings; the last ones are kept until a game is added or the verdict settings
+    change."""
+
+    def __init__(self, store: ResultsStore, spec: LeagueSpec) -> None:
+        self._store = store
+        self._spec = spec
+        self._running = RunningStandings([bot.name for bot in spec.bots], store.played_games())
+        self._remote = {bot.name for bot in spec.bots if bot.remote}
+        self._last: tuple[int, str, Standings] | None = None
+
+    def add(self, record: GameRecord) -> None:
+        """Fold in a game just stored."""
+        self._running.add(record)
+
+    def __call__(self, sequential: Sequential | None = None) -> Standings:
+        sequential = stored_sequential(self._store) if sequential is None else sequential
+        key = (self._running.games, sequential.to_text())
+        if self._last is not None and self._last[:2] == key:
+            return self._last[2]
+        standings = self._running.standings(remote=self._remote, sequential=sequential)
+        self._last = (*key, standings)
+        return standings
+
+
+class FeedStandings:
+    """A league Reporter that folds each finished (already stored) game into ``standings``,
+    then tells ``reporter``."""
+
+    def __init__(self, reporter: Reporter, standings: StoreStandings) -> None:
+        self._reporter = reporter
+        self._standings = standings
+
+    def game_started(self, fixture: Fixture) -> None:
+        self._reporter.game_started(fixture)
+
+    def game_finished(self, record: GameRecord) -> None:
+        self._standings.add(record)
+        self._reporter.game_finished(record)

@@ -6,6 +6,7 @@ on the web site."""
 from __future__ import annotations
 
 import dataclasses
+import math
 import time
 from collections.abc import Callable
 from types import TracebackType
@@ -115,9 +116,13 @@ class ProgressLine:
 
 
 class LiveReporter:
-    """The league's progress line and the standings so far, refreshed as games finish and
-    fitted to the terminal (:func:`live_view`); the site's address on top (``--serve``);
-    a status line while the bots start."""
+    """The league's progress line and the standings so far, fitted to the terminal
+    (:func:`live_view`); the site's address on top (``--serve``); a status line while the
+    bots start.
+
+    A finished game only counts: the layout is built when the display redraws, at most
+    every :data:`REDRAW_S` seconds whatever the league's size, and the standings are read
+    at most as often, never taking more than :data:`STANDINGS_SHARE` of the time."""
 
     def __init__(self, console: Console, progress: ProgressSource, done: int, standings: Callable[[], Standings]) -> None:
         self.console = console
@@ -125,15 +130,15 @@ class LiveReporter:
         self.progress = ProgressLine(lambda: progress(self.done))
         self.site: str | None = None
         self._standings = standings
-        self._live = Live(console=console, refresh_per_second=4, transient=True)
-        self._last_refresh = 0.0
-        self._refresh_cost = 0.0
-        self._last = ""
+        self._read_at = -math.inf
+        self._read_cost = 0.0
+        self._last: GameRecord | None = None
         self._current: Standings | None = None
+        self._live = Live(console=console, refresh_per_second=1 / REDRAW_S, transient=True, get_renderable=self.view)
 
     def __enter__(self) -> LiveReporter:
+        self.read_standings(force=True)
         self._live.__enter__()
-        self._render(force=True)
         return self
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
@@ -142,7 +147,7 @@ class LiveReporter:
     def show_site(self, url: str) -> None:
         """Keep ``url`` (the league's site) on screen while the league runs."""
         self.site = url
-        self._live.update(self.view())
+        self._live.refresh()
 
     def game_started(self, fixture: Fixture) -> None:
         return None
@@ -153,26 +158,29 @@ class LiveReporter:
 
     def game_finished(self, record: GameRecord) -> None:
         self.done += 1
-        self._last = placement_line(record)
-        self._render()
+        self._last = record
+        self.read_standings()
 
     def view(self) -> RenderableType:
-        """What the terminal shows now (fitted to its width and height)."""
-        status = None if self._last else STARTING
-        return live_view(self.console, self.progress, self._current, status=status, last=self._last, site=self.site)
+        """What the terminal shows now (fitted to its width and height); the display's
+        redraw calls it."""
+        last = "" if self._last is None else placement_line(self._last)
+        status = None if last else STARTING
+        return live_view(self.console, self.progress, self._current, status=status, last=last, site=self.site)
 
-    def _render(self, force: bool = False) -> None:
+    def read_standings(self, force: bool = False) -> None:
+        """Read the standings for the next redraw: at most every :data:`REDRAW_S`, and
+        less often when reading them costs more than :data:`STANDINGS_SHARE` of the time."""
         now = time.monotonic()
-        # Recomputing the standings costs time proportional to the games stored: refresh
-        # at most every 0.5 s, and never spend more than a fifth of the time on it.
-        if not force and now - self._last_refresh < max(0.5, 5 * self._refresh_cost):
-            self._live.update(self.view(), refresh=False)
+        if not force and now - self._read_at < max(REDRAW_S, self._read_cost / STANDINGS_SHARE):
             return
-        started = time.monotonic()
         self._current = self._standings()
-        self._refresh_cost = time.monotonic() - started
-        self._last_refresh = now
-        self._live.update(self.view())
+        self._read_cost = time.monotonic() - now
+        self._read_at = now
+
+
+REDRAW_S = 1.0  # the live display redraws (and builds its layout) at most this often
+STANDINGS_SHARE = 0.1  # the most of the time spent reading the standings for it
 
 
 STARTING = "starting the bots… (standings appear as games finish)"

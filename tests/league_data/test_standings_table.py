@@ -36,7 +36,7 @@ def test_live_table_ranks_by_strength_when_game_counts_differ() -> None:
     assert standings.row("busy").points > standings.row("fresh").points
     progress = league_progress(Plan(games=20), done=8, rounds_started=0, elapsed_s=8.0, rate=1.0, state="running")
     live = LiveReporter(Console(width=160, record=True, color_system=None), lambda done: progress, done=8, standings=lambda: standings)
-    live._render(force=True)
+    live.read_standings(force=True)
     rendered = text(live.view())  # what the live display shows now
     assert bot_order(rendered, ["busy", "fresh", "slow"]) == ["fresh", "busy", "slow"]
     assert "strength" in rendered and "pts/g" in rendered and "95% interval" in rendered

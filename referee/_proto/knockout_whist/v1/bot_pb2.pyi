@@ -940,12 +940,15 @@ class HelloReply(_message.Message):
     PROTOCOL_MINOR_FIELD_NUMBER: _builtins.int
     NAME_FIELD_NUMBER: _builtins.int
     AUTHOR_FIELD_NUMBER: _builtins.int
+    PLAYS_STREAMS_FIELD_NUMBER: _builtins.int
     protocol_major: _builtins.int
     """must equal the referee's protocol_major"""
     protocol_minor: _builtins.int
     name: _builtins.str
     """the bot's name, shown in standings"""
     author: _builtins.str
+    plays_streams: _builtins.bool
+    """the bot implements Play: the referee then uses it (1.1)"""
     def __init__(
         self,
         *,
@@ -953,10 +956,11 @@ class HelloReply(_message.Message):
         protocol_minor: _builtins.int = ...,
         name: _builtins.str = ...,
         author: _builtins.str = ...,
+        plays_streams: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["author", b"author", "name", b"name", "protocol_major", b"protocol_major", "protocol_minor", b"protocol_minor"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["author", b"author", "name", b"name", "plays_streams", b"plays_streams", "protocol_major", b"protocol_major", "protocol_minor", b"protocol_minor"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1115,9 +1119,35 @@ class Action(_message.Message):
 Global___Action: _TypeAlias = Action  # noqa: Y015
 
 @_typing.final
-class GameSummary(_message.Message):
-    """The public result of a game, sent to each seat's bot once the game ends."""
+class Answer(_message.Message):
+    """The public result of a game, sent to each seat's bot once the game ends.
+    A streamed answer (Play): the action for the request of this decision_number.
+    """
 
+    DESCRIPTOR: _descriptor.Descriptor
+
+    DECISION_NUMBER_FIELD_NUMBER: _builtins.int
+    ACTION_FIELD_NUMBER: _builtins.int
+    decision_number: _builtins.int
+    """that of the DecisionRequest answered"""
+    @_builtins.property
+    def action(self) -> Global___Action: ...
+    def __init__(
+        self,
+        *,
+        decision_number: _builtins.int = ...,
+        action: Global___Action | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["action", b"action"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "decision_number", b"decision_number"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Answer: _TypeAlias = Answer  # noqa: Y015
+
+@_typing.final
+class GameSummary(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     GAME_ID_FIELD_NUMBER: _builtins.int

@@ -45,6 +45,11 @@ class KnockoutWhistBotStub:
                 request_serializer=knockout__whist_dot_v1_dot_bot__pb2.DecisionRequest.SerializeToString,
                 response_deserializer=knockout__whist_dot_v1_dot_bot__pb2.Action.FromString,
                 _registered_method=True)
+        self.Play = channel.stream_stream(
+                '/knockout_whist.v1.KnockoutWhistBot/Play',
+                request_serializer=knockout__whist_dot_v1_dot_bot__pb2.DecisionRequest.SerializeToString,
+                response_deserializer=knockout__whist_dot_v1_dot_bot__pb2.Answer.FromString,
+                _registered_method=True)
         self.GameOver = channel.unary_unary(
                 '/knockout_whist.v1.KnockoutWhistBot/GameOver',
                 request_serializer=knockout__whist_dot_v1_dot_bot__pb2.GameSummary.SerializeToString,
@@ -75,6 +80,19 @@ class KnockoutWhistBotServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Play(self, request_iterator, context):
+        """The same decisions of one seat of one game on one stream, for a bot whose HelloReply
+        sets plays_streams (protocol 1.1): the referee opens it before the seat's first
+        decision and sends each DecisionRequest in turn; the bot answers each, in order, with
+        an Answer that echoes its decision_number. Time control and faults are those of
+        Decide: a late, garbled or missing answer is judged as there, and the referee opens
+        a new stream for the seat's next decision (docs/protocol.md). The referee ends the
+        stream when the game ends. Optional: a bot without it is asked by Decide.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def GameOver(self, request, context):
         """The public result of a finished game. Optional: UNIMPLEMENTED is not a fault.
         """
@@ -94,6 +112,11 @@ def add_KnockoutWhistBotServicer_to_server(servicer, server):
                     servicer.Decide,
                     request_deserializer=knockout__whist_dot_v1_dot_bot__pb2.DecisionRequest.FromString,
                     response_serializer=knockout__whist_dot_v1_dot_bot__pb2.Action.SerializeToString,
+            ),
+            'Play': grpc.stream_stream_rpc_method_handler(
+                    servicer.Play,
+                    request_deserializer=knockout__whist_dot_v1_dot_bot__pb2.DecisionRequest.FromString,
+                    response_serializer=knockout__whist_dot_v1_dot_bot__pb2.Answer.SerializeToString,
             ),
             'GameOver': grpc.unary_unary_rpc_method_handler(
                     servicer.GameOver,
@@ -156,6 +179,33 @@ class KnockoutWhistBot:
             '/knockout_whist.v1.KnockoutWhistBot/Decide',
             knockout__whist_dot_v1_dot_bot__pb2.DecisionRequest.SerializeToString,
             knockout__whist_dot_v1_dot_bot__pb2.Action.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Play(request_iterator,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.stream_stream(
+            request_iterator,
+            target,
+            '/knockout_whist.v1.KnockoutWhistBot/Play',
+            knockout__whist_dot_v1_dot_bot__pb2.DecisionRequest.SerializeToString,
+            knockout__whist_dot_v1_dot_bot__pb2.Answer.FromString,
             options,
             channel_credentials,
             insecure,

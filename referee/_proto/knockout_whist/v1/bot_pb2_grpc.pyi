@@ -69,6 +69,15 @@ class KnockoutWhistBotStub:
     time_left_ms = 0). An answer after time_left_ms spends the bank; an answer after
     the deadline is fault "timeout" (docs/design.md §5).
     """
+    Play: _grpc.StreamStreamMultiCallable[_bot_pb2.DecisionRequest, _bot_pb2.Answer]
+    """The same decisions of one seat of one game on one stream, for a bot whose HelloReply
+    sets plays_streams (protocol 1.1): the referee opens it before the seat's first
+    decision and sends each DecisionRequest in turn; the bot answers each, in order, with
+    an Answer that echoes its decision_number. Time control and faults are those of
+    Decide: a late, garbled or missing answer is judged as there, and the referee opens
+    a new stream for the seat's next decision (docs/protocol.md). The referee ends the
+    stream when the game ends. Optional: a bot without it is asked by Decide.
+    """
     GameOver: _grpc.UnaryUnaryMultiCallable[_bot_pb2.GameSummary, _bot_pb2.Ack]
     """The public result of a finished game. Optional: UNIMPLEMENTED is not a fault."""
 
@@ -87,6 +96,15 @@ class KnockoutWhistBotAsyncStub(KnockoutWhistBotStub):
     the call is time_left_ms + bank_left_ms + the referee's grace margin (none when
     time_left_ms = 0). An answer after time_left_ms spends the bank; an answer after
     the deadline is fault "timeout" (docs/design.md §5).
+    """
+    Play: _aio.StreamStreamMultiCallable[_bot_pb2.DecisionRequest, _bot_pb2.Answer]  # type: ignore[assignment]
+    """The same decisions of one seat of one game on one stream, for a bot whose HelloReply
+    sets plays_streams (protocol 1.1): the referee opens it before the seat's first
+    decision and sends each DecisionRequest in turn; the bot answers each, in order, with
+    an Answer that echoes its decision_number. Time control and faults are those of
+    Decide: a late, garbled or missing answer is judged as there, and the referee opens
+    a new stream for the seat's next decision (docs/protocol.md). The referee ends the
+    stream when the game ends. Optional: a bot without it is asked by Decide.
     """
     GameOver: _aio.UnaryUnaryMultiCallable[_bot_pb2.GameSummary, _bot_pb2.Ack]  # type: ignore[assignment]
     """The public result of a finished game. Optional: UNIMPLEMENTED is not a fault."""
@@ -115,6 +133,21 @@ class KnockoutWhistBotServicer(metaclass=_abc_1.ABCMeta):
         the call is time_left_ms + bank_left_ms + the referee's grace margin (none when
         time_left_ms = 0). An answer after time_left_ms spends the bank; an answer after
         the deadline is fault "timeout" (docs/design.md §5).
+        """
+
+    @_abc_1.abstractmethod
+    def Play(
+        self,
+        request_iterator: _MaybeAsyncIterator[_bot_pb2.DecisionRequest],
+        context: _ServicerContext,
+    ) -> _typing.Union[_abc.Iterator[_bot_pb2.Answer], _abc.AsyncIterator[_bot_pb2.Answer]]:
+        """The same decisions of one seat of one game on one stream, for a bot whose HelloReply
+        sets plays_streams (protocol 1.1): the referee opens it before the seat's first
+        decision and sends each DecisionRequest in turn; the bot answers each, in order, with
+        an Answer that echoes its decision_number. Time control and faults are those of
+        Decide: a late, garbled or missing answer is judged as there, and the referee opens
+        a new stream for the seat's next decision (docs/protocol.md). The referee ends the
+        stream when the game ends. Optional: a bot without it is asked by Decide.
         """
 
     @_abc_1.abstractmethod
