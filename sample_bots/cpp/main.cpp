@@ -26,7 +26,7 @@ namespace pb = knockout_whist::v1;
 constexpr char kName[] = "cpp-sample";
 constexpr char kAuthor[] = "Knockout Whist Referee samples";
 constexpr unsigned kProtocolMajor = 1;
-constexpr unsigned kProtocolMinor = 0;
+constexpr unsigned kProtocolMinor = 1;  // 1.1: Play, one stream per seat and game
 
 class BotService final : public pb::KnockoutWhistBot::Service {
  public:
@@ -35,11 +35,28 @@ class BotService final : public pb::KnockoutWhistBot::Service {
     reply->set_protocol_minor(kProtocolMinor);
     reply->set_name(kName);
     reply->set_author(kAuthor);
+    reply->set_plays_streams(true);
     return grpc::Status::OK;
   }
 
   grpc::Status Decide(grpc::ServerContext*, const pb::DecisionRequest* request, pb::Action* action) override {
     *action = kwhist::Decide(*request);
+    return grpc::Status::OK;
+  }
+
+  // One seat of one game on one stream (protocol 1.1, asked because Hello says
+  // plays_streams): each request in order, answered with its decision_number. Read fails
+  // when the referee ends the stream (the game is over) or cancels it (after a fault it
+  // asks the seat's next decision on a new stream). An open stream holds one of the
+  // server's threads (at most 16, below).
+  grpc::Status Play(grpc::ServerContext*, grpc::ServerReaderWriter<pb::Answer, pb::DecisionRequest>* stream) override {
+    pb::DecisionRequest request;
+    pb::Answer answer;
+    while (stream->Read(&request)) {
+      answer.set_decision_number(request.decision_number());
+      *answer.mutable_action() = kwhist::Decide(request);
+      if (!stream->Write(answer)) break;
+    }
     return grpc::Status::OK;
   }
 

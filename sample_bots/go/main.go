@@ -11,6 +11,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/signal"
@@ -22,17 +23,37 @@ import (
 	"google.golang.org/grpc"
 )
 
-// bot implements the three methods of the service; it keeps no state between calls.
+// bot implements the service's methods; it keeps no state between calls.
 type bot struct {
 	pb.UnimplementedKnockoutWhistBotServer
 }
 
 func (bot) Hello(ctx context.Context, request *pb.HelloRequest) (*pb.HelloReply, error) {
-	return &pb.HelloReply{ProtocolMajor: 1, ProtocolMinor: 0, Name: "go-sample", Author: "Knockout Whist Referee"}, nil
+	return &pb.HelloReply{ProtocolMajor: 1, ProtocolMinor: 1, Name: "go-sample", Author: "Knockout Whist Referee", PlaysStreams: true}, nil
 }
 
 func (bot) Decide(ctx context.Context, request *pb.DecisionRequest) (*pb.Action, error) {
 	return Decide(request), nil
+}
+
+// Play answers one seat of one game on one stream (protocol 1.1, asked because Hello says
+// PlaysStreams): each request in order, echoing its decision number. It returns when the
+// referee ends the stream (the game is over) or cancels it (after a fault the referee asks
+// the seat's next decision on a new stream).
+func (bot) Play(stream pb.KnockoutWhistBot_PlayServer) error {
+	for {
+		request, err := stream.Recv()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		answer := &pb.Answer{DecisionNumber: request.DecisionNumber, Action: Decide(request)}
+		if err := stream.Send(answer); err != nil {
+			return err
+		}
+	}
 }
 
 func (bot) GameOver(ctx context.Context, summary *pb.GameSummary) (*pb.Ack, error) {

@@ -22,7 +22,7 @@ const { decide } = require(path.join(__dirname, 'strategy.js'));
 
 const NAME = 'node-sample';
 const AUTHOR = 'Knockout Whist Referee samples';
-const PROTOCOL = { major: 1, minor: 0 };
+const PROTOCOL = { major: 1, minor: 1 }; // 1.1: Play, one stream per seat and game
 
 // $KWHIST_PROTO if set (it must exist), else the repository's protos/, else ./bot.proto.
 function protoPath() {
@@ -77,17 +77,42 @@ function loadService() {
   return grpc.loadPackageDefinition(definition).knockout_whist.v1.KnockoutWhistBot.service;
 }
 
+// The answer to one request, or a gRPC error status if the strategy throws (a fault
+// "malformed" for that decision; the referee goes on with the seat's next one).
+function answer(request) {
+  try {
+    return { action: decide(request) };
+  } catch (error) {
+    process.stderr.write(`${NAME}: decision ${request.decision_number} of ${request.game_id}: ${error.stack}\n`);
+    return { error: { code: grpc.status.INTERNAL, details: `bot raised ${error}`.slice(0, 400) } };
+  }
+}
+
 const handlers = {
   Hello(call, callback) {
-    callback(null, { protocol_major: PROTOCOL.major, protocol_minor: PROTOCOL.minor, name: NAME, author: AUTHOR });
+    callback(null, {
+      protocol_major: PROTOCOL.major, protocol_minor: PROTOCOL.minor, name: NAME, author: AUTHOR, plays_streams: true,
+    });
   },
+  // One decision per call (every referee; the simplest contract).
   Decide(call, callback) {
-    try {
-      callback(null, decide(call.request));
-    } catch (error) {
-      process.stderr.write(`${NAME}: decision ${call.request.decision_number} of ${call.request.game_id}: ${error.stack}\n`);
-      callback({ code: grpc.status.INTERNAL, details: `bot raised ${error}`.slice(0, 400) });
-    }
+    const { action, error } = answer(call.request);
+    callback(error || null, action);
+  },
+  // One seat of one game on one stream (protocol 1.1, asked because Hello says
+  // plays_streams): each DecisionRequest is answered in order, echoing its decision_number.
+  // The referee ends the stream at the game's end, or cancels it after a fault (and asks
+  // the seat's next decision on a new stream).
+  Play(call) {
+    call.on('data', (request) => {
+      if (call.writableEnded) return; // failed on an earlier request: the stream is over
+      const { action, error } = answer(request);
+      if (error) call.emit('error', error); // ends the stream with that status
+      else call.write({ decision_number: request.decision_number, action });
+    });
+    call.on('end', () => {
+      if (!call.writableEnded) call.end();
+    });
   },
   GameOver(call, callback) {
     callback(null, {});

@@ -1,4 +1,4 @@
-"""Shared helpers of the cross-language tests: where the Node and C++ bots are, whether
+"""Shared helpers of the cross-language tests: where the sample bots are, whether
 they can run here (skip, or fail when CI=true), and the doc's example code blocks."""
 
 from __future__ import annotations
@@ -85,6 +85,10 @@ def start_node(bots: BotLauncher, script: Path = NODE_BOT, env: dict[str, str] |
 
 def start_cpp(bots: BotLauncher) -> RunningBot:
     return bots.start(CPP_BOT, program=())
+
+
+def start_java(bots: BotLauncher) -> RunningBot:
+    return bots.start(JAVA_JAR, program=JAVA_COMMAND[:-1])
 
 
 _MARKED_BLOCK = re.compile(r"<!-- file: (?P<path>[^ ]+) -->\n```[a-z]*\n(?P<code>.*?)```\n", re.DOTALL)

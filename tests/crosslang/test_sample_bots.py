@@ -63,7 +63,7 @@ def test_node_bot_loads_the_proto_from_kwhist_proto(bots: BotLauncher, short_tmp
     copy.parent.mkdir()
     shutil.copy(PROTO, copy)
     info = hello(start_node(bots, env={"KWHIST_PROTO": str(copy)}))
-    assert (info.name, info.major, info.minor) == ("node-sample", 1, 0)
+    assert (info.name, info.major, info.minor) == ("node-sample", 1, 1)
 
 
 @pytest.mark.usefixtures("needs_node")
@@ -119,6 +119,6 @@ def test_bot_says_hello_and_exits_cleanly_on_sigterm(bots: BotLauncher, language
     request.getfixturevalue(f"needs_{language}")
     bot = STARTERS[language](bots)
     info = hello(bot)
-    assert (info.name, info.major, info.minor) == (NAMES[language], *referee.PROTOCOL_VERSION)
+    assert (info.name, info.major, info.minor) == (NAMES[language], referee.PROTOCOL_VERSION[0], 1)  # 1.1: Play
     bot.process.send_signal(signal.SIGTERM)
     assert bot.process.wait(timeout=60) == 0, bot.output()

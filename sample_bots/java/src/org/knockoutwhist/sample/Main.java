@@ -14,6 +14,7 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.knockoutwhist.v1.Ack;
 import org.knockoutwhist.v1.Action;
+import org.knockoutwhist.v1.Answer;
 import org.knockoutwhist.v1.DecisionRequest;
 import org.knockoutwhist.v1.GameSummary;
 import org.knockoutwhist.v1.HelloReply;
@@ -43,16 +44,17 @@ public final class Main {
 
   private Main() {}
 
-  /** The three methods of the service; it keeps no state between calls. */
+  /** The methods of the service; it keeps no state between calls. */
   static final class Bot extends KnockoutWhistBotGrpc.KnockoutWhistBotImplBase {
     @Override
     public void hello(HelloRequest request, StreamObserver<HelloReply> reply) {
       reply.onNext(
           HelloReply.newBuilder()
               .setProtocolMajor(1)
-              .setProtocolMinor(0)
+              .setProtocolMinor(1) // 1.1: Play, one stream per seat and game
               .setName("java-sample")
               .setAuthor("Knockout Whist Referee")
+              .setPlaysStreams(true)
               .build());
       reply.onCompleted();
     }
@@ -61,6 +63,34 @@ public final class Main {
     public void decide(DecisionRequest request, StreamObserver<Action> reply) {
       reply.onNext(Strategy.decide(request));
       reply.onCompleted();
+    }
+
+    /**
+     * One seat of one game on one stream (protocol 1.1, asked because Hello says plays_streams):
+     * each request in order, answered with its decision number. The referee ends the stream when
+     * the game is over, or cancels it after a fault (onError) and asks the seat's next decision
+     * on a new stream. If {@code Strategy.decide} throws, gRPC ends the stream with an error.
+     */
+    @Override
+    public StreamObserver<DecisionRequest> play(StreamObserver<Answer> answers) {
+      return new StreamObserver<DecisionRequest>() {
+        @Override
+        public void onNext(DecisionRequest request) {
+          answers.onNext(
+              Answer.newBuilder()
+                  .setDecisionNumber(request.getDecisionNumber())
+                  .setAction(Strategy.decide(request))
+                  .build());
+        }
+
+        @Override
+        public void onError(Throwable cancelled) {}
+
+        @Override
+        public void onCompleted() {
+          answers.onCompleted();
+        }
+      };
     }
 
     @Override
