@@ -70,7 +70,8 @@ class _Answerer:
     def run(self) -> None:
         """In ticks of :data:`ANSWER_DELAY_S`: the calls taken at one tick are answered at the
         next (so 1-2 ticks after they came); with nothing to answer it sleeps in ``poll``.
-        Returns when the referee's end of the control socket is closed."""
+        Returns when the referee's end of the control socket is closed, or when no task
+        carries the filter any more."""
         held: list[tuple[int, int]] = []
         while True:
             if held:
@@ -83,7 +84,7 @@ class _Answerer:
 
     def _serve(self, timeout_ms: int | None) -> bool:
         """Wait up to ``timeout_ms`` (None: until something comes) and serve the control
-        socket; False once the referee's end is closed."""
+        socket; False once the referee's end is closed or the listener is done."""
         try:
             ready = self.poller.poll(timeout_ms)
         except InterruptedError:
@@ -92,9 +93,8 @@ class _Answerer:
             if fd != self.listener:
                 if not self._control():
                     return False
-            elif not events & select.POLLIN:
-                _say(f"listener polled {events:#x}")
-                time.sleep(ANSWER_DELAY_S)  # never spin on a broken listener
+            elif not events & select.POLLIN:  # POLLHUP: no task carries the filter any more (the referee is ending)
+                return False  # closing the listener makes any call still to come fail, never wait
         return True
 
     def _control(self) -> bool:
