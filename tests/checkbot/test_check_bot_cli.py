@@ -89,7 +89,7 @@ def test_hello_failures_skip_the_rest(short_tmp: Path) -> None:
     code, lines, out = check(short_tmp, "--", "python", str(FAULT_BOTS / "old_protocol_bot.py"))
     assert code == 1
     assert lines["starts and answers Hello within startup_ms (30000 ms)"][0] == "PASS"
-    assert lines["speaks protocol 1.x"][0] == "FAIL" and "speaks protocol 2.0, the referee 1.0" in lines["speaks protocol 1.x"][1]
+    assert lines["speaks protocol 1.x"][0] == "FAIL" and "speaks protocol 2.0, the referee 1.1" in lines["speaks protocol 1.x"][1]
     assert '"protocol_major":2' in out
 
 

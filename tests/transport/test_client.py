@@ -228,7 +228,7 @@ def test_hello_with_another_major_version_is_a_protocol_error(bots: BotLauncher)
     bot = bots.start(BOTS / "bad_bot.py", {"BAD_BOT_MAJOR": "2"})
     client = BotClient(bot.address, "old")
     try:
-        with pytest.raises(ProtocolMismatch, match=r"bot old .* speaks protocol 2\.0, the referee 1\.0") as caught:
+        with pytest.raises(ProtocolMismatch, match=r"bot old .* speaks protocol 2\.0, the referee 1\.1") as caught:
             run(lambda: client.hello(HELLO_TIMEOUT_S))
     finally:
         client.close()
