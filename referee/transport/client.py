@@ -22,6 +22,7 @@ import os
 import threading
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from functools import partial
 from typing import Any
 
@@ -223,7 +224,10 @@ class BotClient:
         if heard.expired:
             return _timed_out(deadline_s, ms, request, render)
         if heard.error is not None:
-            return _failed(heard.error, deadline_s, ms, request, render)
+            reply = _failed(heard.error, deadline_s, ms, request, render)
+            if _status(heard.error)[0] is grpc.StatusCode.UNIMPLEMENTED:
+                reply = replace(reply, detail=f"{reply.detail}; its HelloReply sets plays_streams: implement Play, or leave plays_streams false")
+            return reply
         if heard.answer is None:
             detail = f"the bot ended its Play stream without answering decision {request.decision_number}"
             return Reply(None, "malformed", detail, request, "OK: the Play stream ended", ms, render)
