@@ -292,7 +292,9 @@ class BotClient:
         ``timeout_s`` seconds: placements, winner, and per seat whether it forfeited and
         its faults in this game. Returns None when it was delivered or the bot leaves
         GameOver UNIMPLEMENTED (not a fault), else a one-line detail of the failure (never
-        raises; not a fault either)."""
+        raises; not a fault either). The seat's ``Play`` stream in that game, if one is
+        open, is ended first (:meth:`end_play`)."""
+        self.end_play(game_id, seat)
         summary = pb.GameSummary(
             game_id=game_id, seat=seat, placements=placements, winner=winner, forfeited=forfeited, faults=faults
         )
