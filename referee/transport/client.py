@@ -118,6 +118,7 @@ class BotClient:
         self._threads = CallThreads(name)
         self.plays_streams = False  # set by hello(): ask over Play streams instead of Decide
         self._streams: dict[tuple[str, int], PlayStream] = {}  # (game id, seat) -> its open stream
+        self._ending: set[PlayStream] = set()  # closed, kept until the bot ends its side (PlayStream.when_done)
         self._streams_lock = threading.Lock()
 
     async def hello(self, timeout_s: float) -> HelloInfo:
@@ -249,14 +250,21 @@ class BotClient:
         with self._streams_lock:
             stream = self._streams.pop((game_id, seat), None)
         if stream is not None:
-            stream.close()
+            self._end(stream)
 
     def end_plays(self) -> None:
         """End every open ``Play`` stream of this client (its process is done with its games)."""
         with self._streams_lock:
             streams, self._streams = list(self._streams.values()), {}
         for stream in streams:
-            stream.close()
+            self._end(stream)
+
+    def _end(self, stream: PlayStream) -> None:
+        if stream.broken:  # cancelled already
+            return
+        stream.close()
+        self._ending.add(stream)
+        stream.when_done(partial(self._ending.discard, stream))
 
     async def decide(
         self,

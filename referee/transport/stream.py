@@ -19,7 +19,7 @@ from __future__ import annotations
 import queue
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -127,6 +127,12 @@ class PlayStream:
         self.broken = True
         self._requests.end()
         self._call.cancel()
+
+    def when_done(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` once the call has ended (at once if it has). gRPC cancels a
+        call whose object is garbage collected: a closed stream must be kept until the bot
+        has ended its side too, or the bot may see a cancellation instead of the end."""
+        self._call.add_done_callback(lambda _call: callback())
 
     def close(self) -> None:
         """End the stream (idempotent): the bot sees the end of its requests."""
