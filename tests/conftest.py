@@ -114,3 +114,26 @@ def cpu_hog() -> Iterator[int]:
             hog.kill()
         for hog in hogs:
             hog.wait()
+
+
+PATHS = ("unary", "stream")  # how the referee asks a bot its decisions (docs/protocol.md)
+
+
+@pytest.fixture(params=PATHS)
+def path(request: pytest.FixtureRequest) -> str:
+    """A test runs twice: its Python bots offering only unary ``Decide`` (``--unary``),
+    then ``Play`` streams (docs/design.md §4): faults and time control are alike on both."""
+    return str(request.param)
+
+
+def on_path(command: list[str], path: str) -> list[str]:
+    """``command`` of a Python bot (kit or tests' raw bot) as it runs on ``path``."""
+    return [*command, "--unary"] if path == "unary" and "--unary" not in command else command
+
+
+def assert_asked_over(logs: Path, path: str) -> None:
+    """Every bot log under ``logs`` that shows a Hello says the referee asked over ``path``."""
+    said = "decisions over unary Decide" if path == "unary" else "decisions over the Play stream"
+    hellos = [line for log in logs.glob("*.log") for line in log.read_text(errors="replace").splitlines() if "[referee] Hello:" in line]
+    assert hellos, f"no Hello in the logs under {logs}"
+    assert all(said in line for line in hellos), hellos

@@ -3,7 +3,9 @@
 The checks, in order (a failed Hello skips the rest):
 
 1. ``hello``: the bot starts and answers Hello within ``startup_ms``.
-2. ``protocol``: its major protocol version is ``referee.PROTOCOL_VERSION[0]``.
+2. ``protocol``: its major protocol version is ``referee.PROTOCOL_VERSION[0]``; the line
+   says how it is asked its decisions (over ``Play`` streams when its Hello reply offers
+   them, else unary ``Decide``), and every later check asks that way, as a league does.
 3. one check per scripted situation (:mod:`referee.checkbot.situations`): the answer
    decodes, comes on time and is legal.
 4. ``on-time``: every scripted answer came within ``move_ms`` + ``grace_ms``.
@@ -32,7 +34,7 @@ from referee.game.records import FaultRecord
 from referee.game.rules import Rules
 from referee.game.timecontrol import TimeControl
 from referee.game.views import format_action
-from referee.league.pool import BotEntry, BotPool, Lease, StartFailure
+from referee.league.pool import BotEntry, BotPool, Lease, StartFailure, asked_over
 from referee.league.run import LeagueSpec, play_fixture
 from referee.sandbox import SandboxSettings
 from referee.schedule.fixture import Fixture
@@ -153,7 +155,7 @@ async def _check_hello(pool: BotPool, bot: BotEntry, time: TimeControl, report: 
         report(CheckResult("protocol", protocol_title, "skip", "not asked: the bot was withdrawn"))
         return None
     report(CheckResult("protocol", protocol_title, "pass", f"speaks {got.hello.major}.{got.hello.minor} as {got.hello.name!r}"
-                       + (f" by {got.hello.author}" if got.hello.author else "")))
+                       + (f" by {got.hello.author}" if got.hello.author else "") + f"; answers {asked_over(got.hello)}"))
     return got
 
 
@@ -184,6 +186,7 @@ async def _check_situations(lease: Lease, situations: Sequence[Situation], time:
             situation.view, situation.events, situation.decision_number,
             time_left_ms=time.move_ms, bank_left_ms=0, deadline_s=clock.deadline_s, last_decision_ms=last_ms,
         )  # fmt: skip
+        lease.client.end_play(situation.view.game_id, situation.view.seat)  # each situation is a game of its own
         last_ms = reply.ms
         timed_out = clock.settle_reply(reply.ms, reply.fault)
         if timed_out:

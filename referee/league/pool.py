@@ -119,8 +119,10 @@ class Lease:
         forfeited: Sequence[bool] = (),
         faults: Sequence[int] = (),
     ) -> None:
-        """Tell a live bot the game's result (in trio, after the game's thread ended),
-        also a stuck one that is replaced next (it may still hear it, within 1 s)."""
+        """End the seat's ``Play`` stream, if any, and tell a live bot the game's result (in
+        trio, after the game's thread ended), also a stuck one that is replaced next (it may
+        still hear it, within 1 s)."""
+        self.client.end_play(game_id, seat)
         if self.exit_detail() is None:
             await self.client.game_over(game_id, seat, placements, winner, 1.0, forfeited, faults)
 
@@ -157,6 +159,11 @@ class StartFailure:
     ms: float | None = None
     reason: str = ""
     log: Path | None = None
+
+
+def asked_over(hello: HelloInfo) -> str:
+    """How the referee asks this bot its decisions, in words (its log, check-bot)."""
+    return "decisions over the Play stream" if hello.streams else "decisions over unary Decide"
 
 
 def _idle_for(slots: _BotSlots, deal: Hashable | None) -> Lease | None:
@@ -307,6 +314,7 @@ class BotPool:
         if crashed or lease.exit_detail() is not None or lease.stuck:
             self._discard(lease)
         else:
+            lease.client.end_plays()  # a game that ended without GameOver leaves none open
             lease.idle_since = time.monotonic()
             slots.idle.append(lease)
             self._trim_idle()
@@ -421,6 +429,7 @@ class BotPool:
             self._count_failure(slots)
             return outcome
         lease = Lease(entry.name, client, process, outcome, probe=DecisionProbe(process.pid))
+        process.note(f"Hello: protocol {outcome.major}.{outcome.minor}; {asked_over(outcome)}")
         self._live.append(lease)
         return lease
 

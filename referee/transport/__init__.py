@@ -3,6 +3,8 @@
 - :mod:`referee.transport.codec` — pure conversion SeatView/events/actions <-> protobuf.
 - :mod:`referee.transport.client` — :class:`~referee.transport.client.BotClient`, the
   referee's gRPC client under trio (time measured per decision, faults classified).
+- :mod:`referee.transport.stream` — one seat's ``Play`` stream, its deadlines kept by the
+  thread that feeds it (for a bot whose Hello reply sets ``plays_streams``).
 - :mod:`referee.transport.protogen` — ``make proto``.
 
 It builds requests from a :class:`referee.game.views.SeatView` alone and never imports

@@ -8,6 +8,10 @@ is awaited in trio: no thread is started per call. The time of a decision is rea
 the calling thread just before and after the call. Cancelling a waiting trio task
 abandons its RPC: it ends at its deadline, or when the client is closed.
 
+A bot whose HelloReply sets ``plays_streams`` is asked its decisions over one ``Play``
+stream per seat per game (:mod:`referee.transport.stream`), any other by unary ``Decide``;
+both give the same :class:`Reply`, judged the same way by the match (docs/design.md §5).
+
 Faults of one decision are classified, not raised (:class:`Reply`); legality is left
 to the match. The handshake raises :class:`~referee.transport.errors.HelloError`.
 """
@@ -15,8 +19,10 @@ to the match. The handshake raises :class:`~referee.transport.errors.HelloError`
 from __future__ import annotations
 
 import os
+import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 from functools import partial
 from typing import Any
 
@@ -31,6 +37,7 @@ from referee.transport import codec
 from referee.transport.callthreads import CallThreads
 from referee.transport.errors import HelloError, MalformedReply, ProtocolMismatch
 from referee.transport.replies import HelloInfo, Reply, TransportFault
+from referee.transport.stream import PlayStream
 
 __all__ = ["BotClient", "HelloError", "HelloInfo", "ProtocolMismatch", "Reply", "TransportFault"]
 
@@ -47,6 +54,7 @@ CHANNEL_OPTIONS: tuple[tuple[str, int], ...] = (
 
 _CRASH_CODES = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED})
 
+DEADLINE_ANSWER = "DEADLINE_EXCEEDED: Deadline Exceeded"  # what a Play stream past its deadline came to (a Decide's words)
 SOCKET_POLL_S = 0.002  # how often hello() looks for a just-started bot's socket file, s
 
 
@@ -76,6 +84,24 @@ def _status(error: grpc.RpcError) -> tuple[grpc.StatusCode, str]:
     return code, (details or "").replace("\n", " ").strip()
 
 
+def _timed_out(
+    deadline_s: float | None, ms: float, request: object, render: Callable[[], str], answer: str = DEADLINE_ANSWER
+) -> Reply:
+    """The ``timeout`` of a decision not answered by its deadline (either path)."""
+    limit = f"{deadline_s * 1000:.0f} ms" if deadline_s is not None else "the deadline"
+    return Reply(None, "timeout", f"deadline of {limit} exceeded", request, answer, ms, render)
+
+
+def _failed(error: grpc.RpcError, deadline_s: float | None, ms: float, request: object, render: Callable[[], str]) -> Reply:
+    """The fault of a decision that ended in a gRPC error status (either path, docs/design.md §5):
+    DEADLINE_EXCEEDED a ``timeout``, UNAVAILABLE or CANCELLED a ``crash``, any other ``malformed``."""
+    code, details = _status(error)
+    if code is grpc.StatusCode.DEADLINE_EXCEEDED:
+        return _timed_out(deadline_s, ms, request, render, f"{code.name}: {details}")
+    fault: TransportFault = "crash" if code in _CRASH_CODES else "malformed"
+    return Reply(None, fault, f"gRPC status {code.name}: {details}", request, f"{code.name}: {details}", ms, render)
+
+
 class BotClient:
     """One gRPC channel to one bot process (or a bot given by address).
 
@@ -90,6 +116,10 @@ class BotClient:
         self._stub = pb_grpc.KnockoutWhistBotStub(self._channel)
         self._decide = self._stub.Decide  # a game's blocking call (benchmark B2 times it)
         self._threads = CallThreads(name)
+        self.plays_streams = False  # set by hello(): ask over Play streams instead of Decide
+        self._streams: dict[tuple[str, int], PlayStream] = {}  # (game id, seat) -> its open stream
+        self._ending: set[PlayStream] = set()  # closed, kept until the bot ends its side (PlayStream.when_done)
+        self._streams_lock = threading.Lock()
 
     async def hello(self, timeout_s: float) -> HelloInfo:
         """Handshake (docs/design.md §4). Waits up to ``timeout_s`` seconds for the bot to
@@ -134,7 +164,10 @@ class BotClient:
                 f"rebuild the bot from this referee's protos/ (major versions must match)",
                 codec.message_json(reply),
             )
-        return HelloInfo(name=reply.name, author=reply.author, major=reply.protocol_major, minor=reply.protocol_minor)
+        self.plays_streams = reply.plays_streams
+        return HelloInfo(
+            name=reply.name, author=reply.author, major=reply.protocol_major, minor=reply.protocol_minor, streams=reply.plays_streams
+        )
 
     def decide_blocking(
         self,
@@ -159,26 +192,79 @@ class BotClient:
         """
         request = codec.view_to_request(view, events, decision_number, time_left_ms, bank_left_ms, last_decision_ms)
         render = partial(codec.request_json, request)  # evidence, rendered only when needed
+        if self.plays_streams:
+            return self._play(view, request, render, deadline_s)
         started = time.monotonic()
         try:
             msg = self._decide(request, timeout=deadline_s)
         except ValueError as error:  # closed channel
             return Reply(None, "crash", f"cannot send: {error}", request, "", 0.0, render)
         except grpc.RpcError as error:
-            ms = (time.monotonic() - started) * 1000.0
-            code, details = _status(error)
-            answer = f"{code.name}: {details}"
-            if code is grpc.StatusCode.DEADLINE_EXCEEDED:
-                limit = f"{deadline_s * 1000:.0f} ms" if deadline_s is not None else "the deadline"
-                return Reply(None, "timeout", f"deadline of {limit} exceeded", request, answer, ms, render)
-            fault: TransportFault = "crash" if code in _CRASH_CODES else "malformed"
-            return Reply(None, fault, f"gRPC status {code.name}: {details}", request, answer, ms, render)
+            return _failed(error, deadline_s, (time.monotonic() - started) * 1000.0, request, render)
         ms = (time.monotonic() - started) * 1000.0
         try:
             action = codec.proto_to_action(msg, view)
         except MalformedReply as error:
             return Reply(None, "malformed", str(error), request, codec.message_json(msg), ms, render)
         return Reply(action, None, "", request, str(action), ms, render)
+
+    def _play(self, view: SeatView, request: pb.DecisionRequest, render: Callable[[], str], deadline_s: float | None) -> Reply:
+        """:meth:`decide_blocking` over the seat's ``Play`` stream, opened on its first
+        decision and again after any fault on it (docs/protocol.md): the same faults, the
+        same evidence as a unary ``Decide``."""
+        key = (view.game_id, view.seat)
+        with self._streams_lock:
+            stream = self._streams.get(key)
+            if stream is None or stream.broken:
+                try:
+                    stream = self._streams[key] = PlayStream(self._stub)
+                except ValueError as error:  # closed channel
+                    return Reply(None, "crash", f"cannot send: {error}", request, "", 0.0, render)
+        heard = stream.ask(request, deadline_s)
+        ms = (heard.ended_at - heard.started) * 1000.0
+        if heard.expired:
+            return _timed_out(deadline_s, ms, request, render)
+        if heard.error is not None:
+            reply = _failed(heard.error, deadline_s, ms, request, render)
+            if _status(heard.error)[0] is grpc.StatusCode.UNIMPLEMENTED:
+                reply = replace(reply, detail=f"{reply.detail}; its HelloReply sets plays_streams: implement Play, or leave plays_streams false")
+            return reply
+        if heard.answer is None:
+            detail = f"the bot ended its Play stream without answering decision {request.decision_number}"
+            return Reply(None, "malformed", detail, request, "OK: the Play stream ended", ms, render)
+        answer = heard.answer
+        if answer.decision_number != request.decision_number:
+            stream.abandon()
+            detail = f"its Answer on the Play stream names decision_number {answer.decision_number}; decision {request.decision_number} was asked"
+            return Reply(None, "malformed", detail, request, codec.message_json(answer), ms, render)
+        try:
+            action = codec.proto_to_action(answer.action, view)
+        except MalformedReply as error:
+            stream.abandon()
+            return Reply(None, "malformed", str(error), request, codec.message_json(answer.action), ms, render)
+        return Reply(action, None, "", request, str(action), ms, render)
+
+    def end_play(self, game_id: str, seat: int) -> None:
+        """End the ``Play`` stream of ``seat`` in ``game_id``, if one is open (the game is
+        over). Never blocks, never raises."""
+        with self._streams_lock:
+            stream = self._streams.pop((game_id, seat), None)
+        if stream is not None:
+            self._end(stream)
+
+    def end_plays(self) -> None:
+        """End every open ``Play`` stream of this client (its process is done with its games)."""
+        with self._streams_lock:
+            streams, self._streams = list(self._streams.values()), {}
+        for stream in streams:
+            self._end(stream)
+
+    def _end(self, stream: PlayStream) -> None:
+        if stream.broken:  # cancelled already
+            return
+        stream.close()
+        self._ending.add(stream)
+        stream.when_done(partial(self._ending.discard, stream))
 
     async def decide(
         self,
@@ -214,7 +300,9 @@ class BotClient:
         ``timeout_s`` seconds: placements, winner, and per seat whether it forfeited and
         its faults in this game. Returns None when it was delivered or the bot leaves
         GameOver UNIMPLEMENTED (not a fault), else a one-line detail of the failure (never
-        raises; not a fault either)."""
+        raises; not a fault either). The seat's ``Play`` stream in that game, if one is
+        open, is ended first (:meth:`end_play`)."""
+        self.end_play(game_id, seat)
         summary = pb.GameSummary(
             game_id=game_id, seat=seat, placements=placements, winner=winner, forfeited=forfeited, faults=faults
         )
@@ -249,5 +337,6 @@ class BotClient:
 
     def close(self) -> None:
         """Close the channel; calls in flight end as ``crash``. Idempotent."""
+        self.end_plays()
         self._channel.close()
         self._threads.close()

@@ -19,21 +19,26 @@ TransportFault = Literal["timeout", "malformed", "crash"]
 
 @dataclass(frozen=True)
 class HelloInfo:
-    """What a bot said in its Hello reply: its name and author, its protocol version."""
+    """What a bot said in its Hello reply: its name and author, its protocol version, and
+    whether it plays its decisions over ``Play`` streams (``streams``, protocol 1.1)."""
 
     name: str
     author: str
     major: int
     minor: int
+    streams: bool = False
 
 
 @dataclass(frozen=True)
 class Reply:
-    """The outcome of one Decide call (docs/design.md §5).
+    """The outcome of one ask: a unary ``Decide`` call, or one request on a ``Play``
+    stream, alike (docs/design.md §5).
 
     ``action``: the decoded action, None on a fault. ``fault``: ``"timeout"`` (gRPC
-    DEADLINE_EXCEEDED), ``"crash"`` (UNAVAILABLE / CANCELLED: connection lost, process
-    gone), ``"malformed"`` (any other status, or a reply that does not decode), else None.
+    DEADLINE_EXCEEDED, or no answer on the stream by the deadline), ``"crash"``
+    (UNAVAILABLE / CANCELLED: connection lost, process gone), ``"malformed"`` (any other
+    status, a reply that does not decode, a streamed answer naming another decision, a
+    stream the bot ended), else None.
     Legality is not judged here. ``detail``: one line a student can act on, e.g.
     ``"deadline of 250 ms exceeded"``. ``answer``: what came back, as text: the action
     (``"AS"``, ``"trump H"``, ``"pass"``), the reply as JSON when malformed, or

@@ -32,11 +32,12 @@ def failed(lines: dict[str, tuple[str, str]]) -> set[str]:
     return {title for title, (status, _) in lines.items() if status != "PASS"}
 
 
-def test_both_sample_bots_pass_every_check(short_tmp: Path) -> None:
-    for script in ("heuristic_bot.py", "random_bot.py"):
-        code, lines, out = check(short_tmp, "--", "python", str(SAMPLES / script))
+def test_both_sample_bots_pass_every_check_on_the_path_they_offer(short_tmp: Path) -> None:
+    for script, flags, path in (("heuristic_bot.py", (), "the Play stream"), ("random_bot.py", ("--unary",), "unary Decide")):
+        code, lines, out = check(short_tmp, "--", "python", str(SAMPLES / script), *flags)
         assert code == 0, out
         assert not failed(lines), out
+        assert lines["speaks protocol 1.x"][1].endswith(f"; answers decisions over {path}"), "it says how the bot was asked"
         assert len(lines) == 15
         assert "plays 20 games against the sample bots without a fault" in lines
         assert "all 15 checks passed" in out
@@ -89,7 +90,7 @@ def test_hello_failures_skip_the_rest(short_tmp: Path) -> None:
     code, lines, out = check(short_tmp, "--", "python", str(FAULT_BOTS / "old_protocol_bot.py"))
     assert code == 1
     assert lines["starts and answers Hello within startup_ms (30000 ms)"][0] == "PASS"
-    assert lines["speaks protocol 1.x"][0] == "FAIL" and "speaks protocol 2.0, the referee 1.0" in lines["speaks protocol 1.x"][1]
+    assert lines["speaks protocol 1.x"][0] == "FAIL" and "speaks protocol 2.0, the referee 1.1" in lines["speaks protocol 1.x"][1]
     assert '"protocol_major":2' in out
 
 

@@ -7,11 +7,13 @@ deadline. Here the referee itself is starved outright, as the machine does to it
 helper stops the referee process (SIGSTOP) for 0.5 s, again and again after 0.1-0.7 s
 (seeded, so that the stops do not fall into step with the slow bot's asks).
 Bots that answer at once must get no fault; a bot that really sleeps past its deadline
-must get exactly the timeouts it gets on a quiet machine.
+must get exactly the timeouts it gets on a quiet machine. On both paths: the bots asked by
+unary ``Decide``, then on their ``Play`` streams.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import signal
@@ -21,7 +23,7 @@ import threading
 from pathlib import Path
 
 from referee.results.store import ResultsStore
-from tests.conftest import REPO, run_referee, write_config
+from tests.conftest import REPO, assert_asked_over, on_path, run_referee, write_config
 from tests.e2e.test_league_e2e import stored_records
 
 SAMPLES = REPO / "sample_bots" / "python"
@@ -30,7 +32,7 @@ STALL_S = 0.5  # the referee is stopped this long ...
 BETWEEN_S = (0.1, 0.7)  # ... then runs this long, over and over
 
 
-def config(tmp: Path) -> Path:
+def config(tmp: Path, path: str) -> Path:
     lines = [
         "[league]", 'name = "loaded"', "seed = 11", "table_size = 4", "deals = 2", "concurrency = 2",
         f'results = "{tmp / "loaded.sqlite"}"',
@@ -44,17 +46,17 @@ def config(tmp: Path) -> Path:
         "sleeper": BOTS / "three_card_sleeper_bot.py",
     }
     for name, script in bots.items():
-        lines += ["[[bots]]", f'name = "{name}"', f'command = ["python", "{script}"]']
+        lines += ["[[bots]]", f'name = "{name}"', f"command = {json.dumps(on_path(['python', str(script)], path))}"]
     return write_config(tmp / "loaded.toml", "\n".join(lines) + "\n")
 
 
-def run_league(tmp: Path, *, stalls: bool) -> tuple[list[tuple[str, str, int | None, str]], str]:
-    """Play the league (with the referee stopped over and over when ``stalls``); ->
-    (every fault as (game, bot, decision, kind), what the referee printed)."""
+def run_league(tmp: Path, *, stalls: bool, path: str) -> tuple[list[tuple[str, str, int | None, str]], str]:
+    """Play the league (with the referee stopped over and over when ``stalls``), its bots
+    asked over ``path``; -> (every fault as (game, bot, decision, kind), what the referee printed)."""
     tmp.mkdir()
     env = dict(os.environ, COLUMNS="200", NO_COLOR="1")
     referee = subprocess.Popen(
-        [sys.executable, "-m", "referee", "run", str(config(tmp)), "--no-live"],
+        [sys.executable, "-m", "referee", "run", str(config(tmp, path)), "--no-live"],
         cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )  # fmt: skip
     done = threading.Event()
@@ -81,14 +83,15 @@ def run_league(tmp: Path, *, stalls: bool) -> tuple[list[tuple[str, str, int | N
         if referee.poll() is None:
             referee.kill()
     assert referee.returncode == 0, out
+    assert_asked_over(tmp / "loaded", path)
     records = stored_records(tmp / "loaded.sqlite")
     assert len(records) == 8, out
     faults = sorted((r["game_id"], f["bot"], f["decision"], f["kind"]) for r in records for f in r["faults"])  # type: ignore[index, union-attr]
     return faults, out
 
 
-def test_a_starved_referee_charges_no_innocent_bot_and_the_slow_one_exactly_as_on_a_quiet_machine(short_tmp: Path) -> None:
-    stalled, said = run_league(short_tmp / "stalled", stalls=True)
+def test_a_starved_referee_charges_no_innocent_bot_and_the_slow_one_exactly_as_on_a_quiet_machine(short_tmp: Path, path: str) -> None:
+    stalled, said = run_league(short_tmp / "stalled", stalls=True, path=path)
     innocent = [fault for fault in stalled if fault[1] != "sleeper"]
     assert innocent == [], f"bots that answer at once were charged: {innocent}"
     with ResultsStore.open_existing(short_tmp / "stalled" / "loaded.sqlite") as store:
@@ -98,6 +101,6 @@ def test_a_starved_referee_charges_no_innocent_bot_and_the_slow_one_exactly_as_o
     # the late answers that were the machine's are said to be, wherever a teacher or a student looks
     assert ("referee overloaded:" in said) == ("referee overloaded:" in faults.stdout) == (excused > 0), said + faults.stdout
     assert logs.count("referee overloaded: decision") == excused, "each bot's log says which decisions"
-    quiet, said = run_league(short_tmp / "quiet", stalls=False)
+    quiet, said = run_league(short_tmp / "quiet", stalls=False, path=path)
     assert quiet and all(kind == "timeout" for _, bot, _, kind in quiet if bot == "sleeper")
     assert stalled == quiet, "the slow bot gets the timeouts it gets on a quiet machine, no more, no fewer"

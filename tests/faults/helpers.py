@@ -9,7 +9,7 @@ from typing import Any
 
 from referee.game.records import GameRecord
 from referee.results.store import ResultsStore
-from tests.conftest import REPO, run_referee, write_config
+from tests.conftest import REPO, assert_asked_over, on_path, run_referee, write_config
 
 SAMPLES = REPO / "sample_bots" / "python"
 BOTS = Path(__file__).parent / "bots"
@@ -28,10 +28,13 @@ def run_league(
     deals: int = 1,
     rules: str = "",
     concurrency: int = 1,
+    path: str | None = None,
 ) -> list[GameRecord]:
     """Write a config, ``referee run`` it, assert it exits 0; return the stored games.
 
-    ``bots``: name -> script (run with python) or a full command (list of words)."""
+    ``bots``: name -> script (run with python) or a full command (list of words).
+    ``path``: ``"unary"`` or ``"stream"``: every Python bot is run to be asked over it
+    (:func:`tests.conftest.on_path`), and its log must say so; None: as the bots offer."""
     lines = [
         "[league]",
         'name = "faults"',
@@ -50,10 +53,14 @@ def run_league(
     ]
     for name, bot in bots.items():
         command = ["python", str(bot)] if isinstance(bot, Path) else bot
+        if path is not None and command[0] == "python":
+            command = on_path(command, path)
         lines += ["[[bots]]", f'name = "{name}"', f"command = {json.dumps(command)}"]
     config = write_config(tmp / "league.toml", "\n".join(lines) + "\n")
     done = run_referee("run", str(config), "--no-live")
     assert done.returncode == 0, done.stdout + done.stderr
+    if path is not None:
+        assert_asked_over(tmp / "faults", path)
     with ResultsStore.open_existing(tmp / "faults.sqlite") as store:
         return list(store.records())
 

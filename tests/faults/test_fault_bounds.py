@@ -39,11 +39,11 @@ def test_a_seats_faults_after_its_third_keep_no_evidence() -> None:
     assert all(len(f.detail.encode()) < DETAIL_BYTES + 40 and "[cut: 5000 bytes in all]" in f.detail for f in kept)
 
 
-def test_a_bot_faulting_with_huge_messages_stores_a_few_kb_per_game(tmp_path: Path) -> None:
+def test_a_bot_faulting_with_huge_messages_stores_a_few_kb_per_game(tmp_path: Path, path: str) -> None:
     """The loud bot faults at every decision with a 20 KB message, up to max_faults = 10 a
     game: each stored detail is cut, and the game's faults take a few KB in the file (they
     took ~390 KB a game when stored uncut)."""
-    records = run_league(tmp_path, {"loud": BOTS / "loud_fault_bot.py", "random": RANDOM}, faults='preset = "league"\nmax_faults = 10', deals=2)
+    records = run_league(tmp_path, {"loud": BOTS / "loud_fault_bot.py", "random": RANDOM}, faults='preset = "league"\nmax_faults = 10', deals=2, path=path)
     assert len(records) == 4
     for record in records:
         loud = [fault for fault in record.faults if fault.bot == "loud"]

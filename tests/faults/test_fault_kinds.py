@@ -1,6 +1,8 @@
 """Each fault kind from a real misbehaving bot process over real gRPC, through
 ``referee run``: the kind, the stored evidence (request, answer, ms) and the placement
-rule for forfeits (docs/design.md §5). Preset ``strict``: the first fault forfeits."""
+rule for forfeits (docs/design.md §5). Preset ``strict``: the first fault forfeits. The
+faults of a decision are judged alike whether the bot is asked by unary ``Decide`` or on
+its ``Play`` stream: each such case runs on both paths."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import PATHS
 from tests.faults.helpers import BOTS, CHECKBOT_BOTS, RANDOM, assert_forfeit_placement, fault_round, run_league
 
 
@@ -27,15 +30,19 @@ CASES = {
     "malformed-status": Case("malformed", BOTS / "raising_bot.py", "INTERNAL", "my strategy has a bug"),
     "illegal": Case("illegal", CHECKBOT_BOTS / "offsuit_bot.py", "", "is not legal here; legal:"),
     "crash": Case("crash", BOTS / "crash_bot.py", "UNAVAILABLE", "exited with code 3"),
-    "protocol": Case("protocol", BOTS / "old_protocol_bot.py", '"protocol_major":2', "speaks protocol 2.0, the referee 1.0"),
+    "protocol": Case("protocol", BOTS / "old_protocol_bot.py", '"protocol_major":2', "speaks protocol 2.0, the referee 1.1"),
     "startup": Case("startup", BOTS / "dies_at_start_bot.py", "exited with code 7", "dies_at_start: giving up"),
 }
 
 
-@pytest.mark.parametrize("name", list(CASES))
-def test_fault_kind_evidence_and_forfeit_placement(name: str, short_tmp: Path) -> None:
+BEFORE_ANY_DECISION = ("startup", "protocol")  # no decision is asked: one path is enough
+RUNS = [(name, path) for name in CASES for path in PATHS if CASES[name].kind not in BEFORE_ANY_DECISION or path == "stream"]
+
+
+@pytest.mark.parametrize(("name", "path"), RUNS, ids=[f"{name}-{path}" for name, path in RUNS])
+def test_fault_kind_evidence_and_forfeit_placement(name: str, path: str, short_tmp: Path) -> None:
     case = CASES[name]
-    records = run_league(short_tmp, {"faulty": case.script, "random": RANDOM, "random-2": RANDOM})
+    records = run_league(short_tmp, {"faulty": case.script, "random": RANDOM, "random-2": RANDOM}, path=path)
     assert len(records) == 3, "the league finishes: one table, one deal, three rotations"
     for record in records:
         seat = record.seats.index("faulty")

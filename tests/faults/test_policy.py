@@ -16,10 +16,11 @@ from tests.conftest import processes_matching, run_referee
 from tests.faults.helpers import BOTS, RANDOM, assert_forfeit_placement, run_league
 
 
-def test_forfeit_after_max_faults_plays_fallbacks_for_the_rest_of_the_round(short_tmp: Path) -> None:
+def test_forfeit_after_max_faults_plays_fallbacks_for_the_rest_of_the_round(short_tmp: Path, path: str) -> None:
     records = run_league(
         short_tmp,
-        {"faulty": BOTS / "wrong_kind_bot.py", "random": RANDOM, "random-2": RANDOM},
+        path=path,
+        bots={"faulty": BOTS / "wrong_kind_bot.py", "random": RANDOM, "random-2": RANDOM},
         faults='preset = "league"\nmax_faults = 2',
     )
     assert len(records) == 3
@@ -67,10 +68,11 @@ def test_forfeit_after_max_faults_plays_fallbacks_for_the_rest_of_the_round(shor
     assert unknown.returncode == 2 and "no bot named 'nobody'" in unknown.stderr
 
 
-def test_a_crashed_bot_is_restarted_before_its_next_game(short_tmp: Path) -> None:
+def test_a_crashed_bot_is_restarted_before_its_next_game(short_tmp: Path, path: str) -> None:
     records = run_league(
         short_tmp,
-        {"crasher": BOTS / "crash_bot.py", "random": RANDOM},
+        path=path,
+        bots={"crasher": BOTS / "crash_bot.py", "random": RANDOM},
         faults='preset = "league"\nmax_faults = 3\nmax_restarts = 5',
         deals=2,
     )
@@ -192,10 +194,11 @@ def test_a_resume_refuses_a_bot_whose_code_changed(short_tmp: Path) -> None:
     assert again.returncode == 0, again.stderr
 
 
-def test_a_stuck_bot_replaced_after_two_timeouts_still_gets_its_game_over(short_tmp: Path) -> None:
+def test_a_stuck_bot_replaced_after_two_timeouts_still_gets_its_game_over(short_tmp: Path, path: str) -> None:
     records = run_league(
         short_tmp,
-        {"slow": ["python", str(BOTS / "timeout_bot.py"), "--sleep-ms", "4000", "--concurrent"], "random": RANDOM},
+        path=path,
+        bots={"slow": ["python", str(BOTS / "timeout_bot.py"), "--sleep-ms", "4000", "--concurrent"], "random": RANDOM},
         time="move_ms = 300\ngrace_ms = 100",
         faults='preset = "league"\nmax_faults = 10',
         rules="start_hand_size = 2",

@@ -4,7 +4,8 @@ bank shrinks by the overrun (as the next request tells the bot); a timeout spend
 bank; a reply after the deadline is discarded and never confuses the next decision.
 
 The bank tests drive :func:`referee.league.match.play_match` in-process so they can read what
-each request told the bot; the others go through ``referee run``."""
+each request told the bot; the others go through ``referee run``. Each runs on both paths:
+the bots asked by unary ``Decide``, then on their ``Play`` streams (``path``)."""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ from referee.league.match import MatchResult, play_match
 from referee.league.pool import BotEntry, BotPool, Lease
 from referee.sandbox import SandboxSettings, resolve_mode
 from referee.transport.replies import Reply
+from tests.conftest import on_path
 from tests.faults.helpers import BOTS, RANDOM, STARTUP_MS, run_league
 
 
@@ -58,18 +60,20 @@ class Recorder:
         return self.lease.exit_detail()
 
 
-def play_recorded(tmp: Path, command: Sequence[str], time: TimeControl) -> tuple[MatchResult, Recorder]:
-    """One 2-player game (3 cards in round 1) of the bot ``command`` against the random bot."""
+def play_recorded(tmp: Path, command: Sequence[str], time: TimeControl, path: str) -> tuple[MatchResult, Recorder]:
+    """One 2-player game (3 cards in round 1) of the bot ``command`` against the random
+    bot, both asked over ``path``."""
     mode, _ = resolve_mode(SandboxSettings())
     entries = (
-        BotEntry("bot", tuple(command), directory=BOTS),
-        BotEntry("random", ("python", str(RANDOM)), directory=RANDOM.parent),
+        BotEntry("bot", tuple(on_path(list(command), path)), directory=BOTS),
+        BotEntry("random", tuple(on_path(["python", str(RANDOM)], path)), directory=RANDOM.parent),
     )
 
     async def main() -> tuple[MatchResult, Recorder]:
         async with BotPool(entries, run_dir=tmp / "run", sandbox=SandboxSettings(mode=mode), time=time, max_restarts=0) as pool:  # type: ignore[arg-type]
             bot, other = await pool.acquire("bot"), await pool.acquire("random")
             assert isinstance(bot, Lease) and isinstance(other, Lease)
+            assert bot.hello.streams is other.hello.streams is (path == "stream")
             recorder = Recorder(bot)
             game = Game(2, Rules(start_hand_size=3), seed=5, game_id="time-1", first_dealer=1)
             result = await trio.to_thread.run_sync(partial(play_match, game, [recorder, other], time, FaultPolicy(max_faults=10)))
@@ -78,9 +82,9 @@ def play_recorded(tmp: Path, command: Sequence[str], time: TimeControl) -> tuple
     return trio.run(main)
 
 
-def test_an_overrun_within_the_bank_is_no_fault_and_the_bank_shrinks_by_it(short_tmp: Path) -> None:
+def test_an_overrun_within_the_bank_is_no_fault_and_the_bank_shrinks_by_it(short_tmp: Path, path: str) -> None:
     time = TimeControl(move_ms=300, grace_ms=100, bank_ms=2000, startup_ms=STARTUP_MS)
-    result, bot = play_recorded(short_tmp, ("python", str(BOTS / "bank_bot.py")), time)
+    result, bot = play_recorded(short_tmp, ("python", str(BOTS / "bank_bot.py")), time, path)
     assert not result.faults, "an overrun paid by the bank is no fault; an unimplemented GameOver neither"
     first, second = bot.told[0], bot.told[1]
     assert (first.time_left_ms, first.bank_left_ms) == (300, 2000)
@@ -92,9 +96,9 @@ def test_an_overrun_within_the_bank_is_no_fault_and_the_bank_shrinks_by_it(short
     assert all(told.bank_left_ms == second.bank_left_ms for told in bot.told[1:]), "answers on time cost the bank nothing"
 
 
-def test_a_timeout_spends_the_whole_bank(short_tmp: Path) -> None:
+def test_a_timeout_spends_the_whole_bank(short_tmp: Path, path: str) -> None:
     time = TimeControl(move_ms=200, grace_ms=100, bank_ms=500, startup_ms=STARTUP_MS)
-    result, bot = play_recorded(short_tmp, ("python", str(BOTS / "timeout_bot.py"), "--sleep-ms", "3000"), time)
+    result, bot = play_recorded(short_tmp, ("python", str(BOTS / "timeout_bot.py"), "--sleep-ms", "3000"), time, path)
     mine = [fault for fault in result.faults if fault.bot == "bot"]
     assert mine and mine[0].kind == "timeout"
     assert bot.told[0].bank_left_ms == 500
@@ -102,13 +106,14 @@ def test_a_timeout_spends_the_whole_bank(short_tmp: Path) -> None:
     assert all(told.deadline_s == 0.3 for told in bot.told[1:])
 
 
-def test_an_answer_just_inside_move_plus_grace_is_no_fault(short_tmp: Path) -> None:
+def test_an_answer_just_inside_move_plus_grace_is_no_fault(short_tmp: Path, path: str) -> None:
     records = run_league(
         short_tmp,
         {"slow": ["python", str(BOTS / "timeout_bot.py"), "--sleep-ms", "700"], "random": RANDOM},
         time="move_ms = 600\ngrace_ms = 600",
         faults='preset = "strict"',
         rules="start_hand_size = 2",
+        path=path,
     )
     assert len(records) == 2
     for record in records:
@@ -118,13 +123,14 @@ def test_an_answer_just_inside_move_plus_grace_is_no_fault(short_tmp: Path) -> N
         assert times and all(ms is not None and ms >= 700 for ms in times), "every answer came after move_ms"
 
 
-def test_a_reply_after_the_deadline_is_discarded_and_never_confuses_the_next_decision(short_tmp: Path) -> None:
+def test_a_reply_after_the_deadline_is_discarded_and_never_confuses_the_next_decision(short_tmp: Path, path: str) -> None:
     records = run_league(
         short_tmp,
         {"late": BOTS / "late_bot.py", "random": RANDOM},
         time="move_ms = 300\ngrace_ms = 100",
         faults='preset = "league"\nmax_faults = 3',
         rules="start_hand_size = 4",
+        path=path,
     )
     assert len(records) == 2
     for record in records:

@@ -9,6 +9,7 @@ import pytest
 import trio
 
 from referee.botkit import Bot, GameSummary, SeatView, listen_address, start
+from referee.botkit.server import offers_streams
 from referee.game.cards import Card, parse_card
 from referee.game.views import CardPlayed, Event, Pass, TrickWon
 from referee.transport.client import BotClient, Reply
@@ -50,26 +51,34 @@ class Recorder(Bot):
         self.summaries.append(summary)
 
 
-@pytest.fixture
-def served(short_tmp: Path) -> Iterator[tuple[Recorder, str]]:
+def test_the_kit_offers_play_streams_unless_told_unary() -> None:
+    assert offers_streams([]) and offers_streams(["--listen", "unix:/x.sock"])
+    assert not offers_streams(["--unary"]) and not offers_streams(["--listen", "unix:/x.sock", "--unary"])
+
+
+@pytest.fixture(params=["stream", "unary"])
+def served(short_tmp: Path, request: pytest.FixtureRequest) -> Iterator[tuple[Recorder, str, bool]]:
+    """A kit bot served in-process, offering Play streams or only unary Decide."""
     bot = Recorder()
     address = f"unix:{short_tmp}/kit.sock"
-    server = start(bot, address, max_workers=2)
+    streams = request.param == "stream"
+    server = start(bot, address, max_workers=4, streams=streams)  # each open stream (3 games here) holds a worker
     try:
-        yield bot, address
+        yield bot, address, streams
     finally:
         server.stop(None)
 
 
-def test_a_kit_bot_gets_events_answers_and_hears_the_result(served: tuple[Recorder, str]) -> None:
-    bot, address = served
+def test_a_kit_bot_gets_events_answers_and_hears_the_result(served: tuple[Recorder, str, bool]) -> None:
+    bot, address, streams = served
     events: list[Event] = [CardPlayed(2, parse_card("7C")), TrickWon(0, 1)]
 
     async def main() -> tuple[Reply, Reply, Reply, str | None]:
         client = BotClient(address, "recorder")
         try:
             info = await client.hello(30)
-            assert (info.name, info.author) == ("recorder", "tests")
+            assert (info.name, info.author, info.streams) == ("recorder", "tests", streams)
+            assert client.plays_streams is streams
             played = await client.decide(hand_view(game_id="g"), events, 0, 250, 100, 10)
             passed = await client.decide(hand_view(game_id="pass"), [], 1, 250, 100, 10, last_decision_ms=41.7)
             junk = await client.decide(hand_view(game_id="junk"), [], 2, 250, 100, 10)

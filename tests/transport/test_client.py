@@ -1,6 +1,8 @@
 """BotClient against real bot processes over real gRPC on Unix sockets (docs/design.md §4, §5).
 
-No timing assertions: a sleeping bot is only checked to give fault "timeout".
+No timing assertions: a sleeping bot is only checked to give fault "timeout". The faults
+are checked on both paths (``path``): the bot asked by unary ``Decide``, then on its
+``Play`` stream, where they must come out the same.
 """
 
 from __future__ import annotations
@@ -119,6 +121,39 @@ def test_whole_games_over_grpc_are_legal_and_reruns_identical(bots: BotLauncher)
 # --- faults ------------------------------------------------------------------------
 
 
+def start_bad(bots: BotLauncher, path: str, streams: str = "1") -> RunningBot:
+    """The misbehaving bot, asked over ``path`` (``streams``: its $BAD_BOT_STREAMS on the stream path)."""
+    return bots.start(BOTS / "bad_bot.py", {"BAD_BOT_STREAMS": streams if path == "stream" else ""})
+
+
+def test_a_bot_that_offers_streams_without_play_is_told_so(bots: BotLauncher) -> None:
+    reply = run(lambda: ask(start_bad(bots, "stream", "noplay"), "ok"))
+    assert reply.fault == "malformed", reply
+    assert "UNIMPLEMENTED" in reply.detail and "implement Play, or leave plays_streams false" in reply.detail
+
+
+def test_a_stream_serves_a_seat_until_its_game_ends(bots: BotLauncher) -> None:
+    bot = start_bad(bots, "stream")
+
+    async def main() -> list[Reply]:
+        client, info = await connect(bot)
+        assert info.streams
+        try:
+            replies = [await client.decide(hand_view(game_id="g1"), [], number, 250, 0, 10.0) for number in (3, 7, 9)]
+            client.end_play("g1", 1)
+            with trio.fail_after(HELLO_TIMEOUT_S):
+                while "Play ended g1" not in bot.output():
+                    await trio.sleep(0.05)
+            replies.append(await client.decide(hand_view(game_id="g1"), [], 11, 250, 0, 10.0))  # a new stream
+            return replies
+        finally:
+            client.close()
+
+    replies = run(main)
+    assert all(reply.fault is None and reply.action == Play(hand_view().hand[0]) for reply in replies), replies
+    assert bot.output().count("Play ended g1") == 1, "one stream for the three decisions, ended with the game"
+
+
 @pytest.mark.parametrize(
     ("mode", "kind", "phrase"),
     [
@@ -129,8 +164,8 @@ def test_whole_games_over_grpc_are_legal_and_reruns_identical(bots: BotLauncher)
         ("status", DecisionKind.PLAY, "gRPC status FAILED_PRECONDITION: bad bot refuses"),
     ],
 )
-def test_malformed_replies_become_malformed_faults(bots: BotLauncher, mode: str, kind: DecisionKind, phrase: str) -> None:
-    bot = bots.start(BOTS / "bad_bot.py")
+def test_malformed_replies_become_malformed_faults(bots: BotLauncher, mode: str, kind: DecisionKind, phrase: str, path: str) -> None:
+    bot = start_bad(bots, path)
     reply = run(lambda: ask(bot, mode, kind))
     assert reply.fault == "malformed", reply
     assert reply.action is None
@@ -139,16 +174,16 @@ def test_malformed_replies_become_malformed_faults(bots: BotLauncher, mode: str,
     assert reply.answer
 
 
-def test_a_sleeping_bot_times_out(bots: BotLauncher) -> None:
-    bot = bots.start(BOTS / "bad_bot.py")
+def test_a_sleeping_bot_times_out(bots: BotLauncher, path: str) -> None:
+    bot = start_bad(bots, path)
     reply = run(lambda: ask(bot, "sleep", deadline_s=0.3))
     assert reply.fault == "timeout", reply
     assert reply.detail == "deadline of 300 ms exceeded"
     assert reply.answer.startswith("DEADLINE_EXCEEDED")
 
 
-def test_a_bot_dying_mid_call_is_a_crash(bots: BotLauncher) -> None:
-    bot = bots.start(BOTS / "bad_bot.py")
+def test_a_bot_dying_mid_call_is_a_crash(bots: BotLauncher, path: str) -> None:
+    bot = start_bad(bots, path)
     reply = run(lambda: ask(bot, "exit"))
     assert reply.fault == "crash", reply
     assert "UNAVAILABLE" in reply.detail or "CANCELLED" in reply.detail
@@ -190,8 +225,8 @@ def test_an_exception_in_a_kit_bot_is_malformed_and_the_bot_keeps_serving(bots: 
     assert "Traceback" in bot.output()
 
 
-def test_cancelling_a_decision_leaves_the_client_usable(bots: BotLauncher) -> None:
-    bot = bots.start(BOTS / "bad_bot.py")
+def test_cancelling_a_decision_leaves_the_client_usable(bots: BotLauncher, path: str) -> None:
+    bot = start_bad(bots, path)
 
     async def main() -> tuple[bool, Reply]:
         client, _ = await connect(bot)
@@ -228,7 +263,7 @@ def test_hello_with_another_major_version_is_a_protocol_error(bots: BotLauncher)
     bot = bots.start(BOTS / "bad_bot.py", {"BAD_BOT_MAJOR": "2"})
     client = BotClient(bot.address, "old")
     try:
-        with pytest.raises(ProtocolMismatch, match=r"bot old .* speaks protocol 2\.0, the referee 1\.0") as caught:
+        with pytest.raises(ProtocolMismatch, match=r"bot old .* speaks protocol 2\.0, the referee 1\.1") as caught:
             run(lambda: client.hello(HELLO_TIMEOUT_S))
     finally:
         client.close()

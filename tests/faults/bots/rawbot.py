@@ -1,8 +1,11 @@
 """A bot written against the generated code directly, for answers the bot kit cannot
 give (a wrong protocol version, a reply of the wrong kind, reading time_left_ms).
 
-Subclass :class:`RawBot`, override :meth:`RawBot.decide`, call :func:`serve_raw`.
-GameOver is left unimplemented on purpose (UNIMPLEMENTED is not a fault).
+Subclass :class:`RawBot`, override :meth:`RawBot.decide` (or ``Decide``), call
+:func:`serve_raw`. It offers Play streams as the kit does (``--unary`` on its command
+line: not); each streamed request is answered by ``Decide``, so a bot misbehaves alike on
+both paths (an abort ends the stream). Override :meth:`RawBot.answer` for what only a
+stream can get wrong. GameOver is left unimplemented on purpose (UNIMPLEMENTED is not a fault).
 """
 
 from __future__ import annotations
@@ -24,7 +27,20 @@ class RawBot(pb_grpc.KnockoutWhistBotServicer):
     major = 1
 
     def Hello(self, request: pb.HelloRequest, context: grpc.ServicerContext) -> pb.HelloReply:  # noqa: N802
-        return pb.HelloReply(protocol_major=self.major, protocol_minor=0, name=self.name, author="tests")
+        return pb.HelloReply(
+            protocol_major=self.major, protocol_minor=0, name=self.name, author="tests", plays_streams="--unary" not in sys.argv
+        )
+
+    def Play(self, requests, context):  # noqa: N802
+        for request in requests:
+            answer = self.answer(request, context)
+            if answer is None:
+                return  # end the stream (status OK) without answering
+            yield answer
+
+    def answer(self, request: pb.DecisionRequest, context: grpc.ServicerContext) -> pb.Answer | None:
+        """The streamed answer to ``request`` (None: end the stream instead)."""
+        return pb.Answer(decision_number=request.decision_number, action=self.Decide(request, context))
 
     def Decide(self, request: pb.DecisionRequest, context: grpc.ServicerContext) -> pb.Action:  # noqa: N802
         return self.decide(request)

@@ -5,6 +5,10 @@ Its Decide misbehaves according to the request's game_id: ``empty`` (no oneof se
 card is asked), ``status`` (gRPC FAILED_PRECONDITION), ``sleep`` (30 s), ``exit`` (the
 process dies mid-call); anything else: the first legal action. Hello reports protocol
 major ``$BAD_BOT_MAJOR`` (default 1). GameOver is left unimplemented.
+
+``$BAD_BOT_STREAMS``: ``1`` offers Play streams (plays_streams), each request answered by
+Decide as above (an abort ends the stream), writing ``Play ended <game id>`` to stderr
+when the referee ends a stream; ``noplay`` offers them but leaves Play unimplemented.
 """
 
 from __future__ import annotations
@@ -25,7 +29,20 @@ from referee._proto.knockout_whist.v1 import bot_pb2_grpc as pb_grpc
 class Bad(pb_grpc.KnockoutWhistBotServicer):
     def Hello(self, request: pb.HelloRequest, context: grpc.ServicerContext) -> pb.HelloReply:  # noqa: N802
         major = int(os.environ.get("BAD_BOT_MAJOR", "1"))
-        return pb.HelloReply(protocol_major=major, protocol_minor=0, name="bad", author="tests")
+        streams = os.environ.get("BAD_BOT_STREAMS", "") in ("1", "noplay")
+        return pb.HelloReply(protocol_major=major, protocol_minor=0, name="bad", author="tests", plays_streams=streams)
+
+    def Play(self, requests, context):  # noqa: N802
+        if os.environ.get("BAD_BOT_STREAMS") == "noplay":
+            return super().Play(requests, context)
+        return self._answers(requests, context)
+
+    def _answers(self, requests, context):
+        game_id = ""
+        for request in requests:
+            game_id = request.game_id
+            yield pb.Answer(decision_number=request.decision_number, action=self.Decide(request, context))
+        print(f"Play ended {game_id}", file=sys.stderr, flush=True)
 
     def Decide(self, request: pb.DecisionRequest, context: grpc.ServicerContext) -> pb.Action:  # noqa: N802
         mode = request.game_id

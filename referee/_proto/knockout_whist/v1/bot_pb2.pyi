@@ -12,6 +12,9 @@ Message flow of one game, as seen by one seat:
   Decide, Decide, ...       one call per decision of this seat; each request carries the
                             full view of the seat (a stateless bot can play) and the
                             public events since this seat's previous request
+    or Play                 (a bot whose HelloReply sets plays_streams) one stream per
+                            seat per game carrying the same requests, each answered in
+                            turn by an Answer that echoes its decision_number
   GameOver                  once per game (a bot may leave it UNIMPLEMENTED)
 One bot process may serve several games; every request names its game (game_id).
 
@@ -913,7 +916,7 @@ class HelloRequest(_message.Message):
     PROTOCOL_MINOR_FIELD_NUMBER: _builtins.int
     REFEREE_VERSION_FIELD_NUMBER: _builtins.int
     protocol_major: _builtins.int
-    """the referee's protocol version (this file: 1)"""
+    """the referee's protocol version (this file: 1.1)"""
     protocol_minor: _builtins.int
     referee_version: _builtins.str
     """e.g. "0.1.0", informative"""
@@ -1120,9 +1123,7 @@ Global___Action: _TypeAlias = Action  # noqa: Y015
 
 @_typing.final
 class Answer(_message.Message):
-    """The public result of a game, sent to each seat's bot once the game ends.
-    A streamed answer (Play): the action for the request of this decision_number.
-    """
+    """A streamed answer (Play): the action for the request of this decision_number."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -1131,7 +1132,9 @@ class Answer(_message.Message):
     decision_number: _builtins.int
     """that of the DecisionRequest answered"""
     @_builtins.property
-    def action(self) -> Global___Action: ...
+    def action(self) -> Global___Action:
+        """as Decide's reply; unset or garbled is fault "malformed" """
+
     def __init__(
         self,
         *,
@@ -1148,6 +1151,8 @@ Global___Answer: _TypeAlias = Answer  # noqa: Y015
 
 @_typing.final
 class GameSummary(_message.Message):
+    """The public result of a game, sent to each seat's bot once the game ends."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     GAME_ID_FIELD_NUMBER: _builtins.int

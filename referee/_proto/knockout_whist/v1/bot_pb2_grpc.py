@@ -86,8 +86,10 @@ class KnockoutWhistBotServicer:
         decision and sends each DecisionRequest in turn; the bot answers each, in order, with
         an Answer that echoes its decision_number. Time control and faults are those of
         Decide: a late, garbled or missing answer is judged as there, and the referee opens
-        a new stream for the seat's next decision (docs/protocol.md). The referee ends the
-        stream when the game ends. Optional: a bot without it is asked by Decide.
+        a new stream for the seat's next decision (or the same decision asked again,
+        docs/protocol.md). The referee ends the stream (closes its side) when the game ends.
+        Optional: a bot without it, or whose HelloReply leaves plays_streams false, is asked
+        by Decide.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

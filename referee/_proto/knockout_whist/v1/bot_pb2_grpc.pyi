@@ -12,6 +12,9 @@ Message flow of one game, as seen by one seat:
   Decide, Decide, ...       one call per decision of this seat; each request carries the
                             full view of the seat (a stateless bot can play) and the
                             public events since this seat's previous request
+    or Play                 (a bot whose HelloReply sets plays_streams) one stream per
+                            seat per game carrying the same requests, each answered in
+                            turn by an Answer that echoes its decision_number
   GameOver                  once per game (a bot may leave it UNIMPLEMENTED)
 One bot process may serve several games; every request names its game (game_id).
 
@@ -75,8 +78,10 @@ class KnockoutWhistBotStub:
     decision and sends each DecisionRequest in turn; the bot answers each, in order, with
     an Answer that echoes its decision_number. Time control and faults are those of
     Decide: a late, garbled or missing answer is judged as there, and the referee opens
-    a new stream for the seat's next decision (docs/protocol.md). The referee ends the
-    stream when the game ends. Optional: a bot without it is asked by Decide.
+    a new stream for the seat's next decision (or the same decision asked again,
+    docs/protocol.md). The referee ends the stream (closes its side) when the game ends.
+    Optional: a bot without it, or whose HelloReply leaves plays_streams false, is asked
+    by Decide.
     """
     GameOver: _grpc.UnaryUnaryMultiCallable[_bot_pb2.GameSummary, _bot_pb2.Ack]
     """The public result of a finished game. Optional: UNIMPLEMENTED is not a fault."""
@@ -103,8 +108,10 @@ class KnockoutWhistBotAsyncStub(KnockoutWhistBotStub):
     decision and sends each DecisionRequest in turn; the bot answers each, in order, with
     an Answer that echoes its decision_number. Time control and faults are those of
     Decide: a late, garbled or missing answer is judged as there, and the referee opens
-    a new stream for the seat's next decision (docs/protocol.md). The referee ends the
-    stream when the game ends. Optional: a bot without it is asked by Decide.
+    a new stream for the seat's next decision (or the same decision asked again,
+    docs/protocol.md). The referee ends the stream (closes its side) when the game ends.
+    Optional: a bot without it, or whose HelloReply leaves plays_streams false, is asked
+    by Decide.
     """
     GameOver: _aio.UnaryUnaryMultiCallable[_bot_pb2.GameSummary, _bot_pb2.Ack]  # type: ignore[assignment]
     """The public result of a finished game. Optional: UNIMPLEMENTED is not a fault."""
@@ -146,8 +153,10 @@ class KnockoutWhistBotServicer(metaclass=_abc_1.ABCMeta):
         decision and sends each DecisionRequest in turn; the bot answers each, in order, with
         an Answer that echoes its decision_number. Time control and faults are those of
         Decide: a late, garbled or missing answer is judged as there, and the referee opens
-        a new stream for the seat's next decision (docs/protocol.md). The referee ends the
-        stream when the game ends. Optional: a bot without it is asked by Decide.
+        a new stream for the seat's next decision (or the same decision asked again,
+        docs/protocol.md). The referee ends the stream (closes its side) when the game ends.
+        Optional: a bot without it, or whose HelloReply leaves plays_streams false, is asked
+        by Decide.
         """
 
     @_abc_1.abstractmethod
