@@ -136,7 +136,7 @@ def main() -> None:
         figures.append(Figure("idle_java_notified", f"idle Java bot: CPU of its processes in {idle_s:g} s, waits answered", "s", idle_cpu["notified"]))
         figures.append(Figure("idle_java_refused", f"idle Java bot: CPU of its processes in {idle_s:g} s, waits refused (EINVAL)", "s", idle_cpu["refused"]))
         figures.append(Figure("answers_per_s", "idle Java bot: its waits answered per second", "/s", answers_per_s))
-        figures.append(Figure("us_per_answer", "the referee's supervisor thread: CPU per answered wait", "µs", us_per_answer))
+        figures.append(Figure("us_per_answer", "the supervisor process: CPU per answered wait", "µs", us_per_answer))
         figures.append(Figure("many_answers_per_s", f"{MANY} idle Java bots at once: waits answered per second", "/s", many_answers_per_s))
         figures.append(Figure("many_cpu_ms_per_s", f"{MANY} idle Java bots at once: the supervisor's CPU per second", "ms/s", many_cpu_ms_per_s))
     common.write_json(args.json, "B10 shared futex waits", figures, languages=" ".join(languages))
