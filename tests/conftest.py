@@ -41,6 +41,18 @@ def run_referee(*args: str, cwd: Path = REPO, timeout: float = 240) -> subproces
     )
 
 
+def stored_games(results: Path) -> int:
+    """Games stored in the results file ``results`` so far (0 before it exists or while it
+    cannot be read), for tests that watch a running referee."""
+    import sqlite3
+
+    try:
+        with sqlite3.connect(results) as db:
+            return int(db.execute("SELECT COUNT(*) FROM games").fetchone()[0])
+    except sqlite3.Error:
+        return 0
+
+
 def write_config(path: Path, body: str) -> Path:
     path.write_text(body)
     return path

@@ -8,13 +8,12 @@ from __future__ import annotations
 import collections
 import os
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-from tests.conftest import REPO, processes_matching, run_referee, write_config
+from tests.conftest import REPO, processes_matching, run_referee, stored_games, write_config
 from tests.e2e.test_league_e2e import stored_records
 
 SAMPLES = REPO / "sample_bots" / "python"
@@ -43,14 +42,6 @@ def counts(results: Path) -> dict[tuple[str, str], int]:
     return dict(collections.Counter((f["bot"], f["kind"]) for r in records for f in r["faults"]))  # type: ignore[union-attr]
 
 
-def stored(results: Path) -> int:
-    try:
-        with sqlite3.connect(results) as db:
-            return int(db.execute("SELECT COUNT(*) FROM games").fetchone()[0])
-    except sqlite3.Error:
-        return 0
-
-
 def test_withdrawals_and_restarts_after_a_kill_and_resume_equal_an_uninterrupted_run(short_tmp: Path, cpu_hog: int) -> None:
     straight = short_tmp / "straight"
     straight.mkdir()
@@ -65,11 +56,11 @@ def test_withdrawals_and_restarts_after_a_kill_and_resume_equal_an_uninterrupted
     first = subprocess.Popen([sys.executable, "-m", "referee", "run", str(night), "--no-live"], cwd=REPO, env=env,
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
     give_up = time.monotonic() + 600
-    while stored(resumed / "counts.sqlite") < 3 and first.poll() is None and time.monotonic() < give_up:
+    while stored_games(resumed / "counts.sqlite") < 3 and first.poll() is None and time.monotonic() < give_up:
         time.sleep(0.05)
     first.send_signal(signal.SIGKILL)
     first.wait()
-    assert 0 < stored(resumed / "counts.sqlite") < GAMES
+    assert 0 < stored_games(resumed / "counts.sqlite") < GAMES
     deadline = time.monotonic() + 30
     while processes_matching(str(resumed)) and time.monotonic() < deadline:  # its bots die with it
         time.sleep(0.1)

@@ -7,25 +7,16 @@ from __future__ import annotations
 
 import os
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-from tests.conftest import REPO, processes_matching, write_config
+from tests.conftest import REPO, processes_matching, stored_games, write_config
 from tests.e2e.test_league_e2e import stored_records
 
 SAMPLES = REPO / "sample_bots" / "python"
 BOTS = Path(__file__).parent / "bots"
-
-
-def stored(results: Path) -> int:
-    try:
-        with sqlite3.connect(results) as db:
-            return int(db.execute("SELECT COUNT(*) FROM games").fetchone()[0])
-    except sqlite3.Error:
-        return 0
 
 
 def test_ctrl_c_under_load_stores_no_half_game_prints_the_standings_and_leaves_no_bot(short_tmp: Path, cpu_hog: int) -> None:
@@ -46,7 +37,7 @@ def test_ctrl_c_under_load_stores_no_half_game_prints_the_standings_and_leaves_n
     )  # fmt: skip
     try:
         give_up = time.monotonic() + 300
-        while stored(results) < 2 and referee.poll() is None and time.monotonic() < give_up:
+        while stored_games(results) < 2 and referee.poll() is None and time.monotonic() < give_up:
             time.sleep(0.05)
         referee.send_signal(signal.SIGINT)
         out, _ = referee.communicate(timeout=120)

@@ -118,13 +118,11 @@ def make_round(number: int) -> list[Fixture]:
     return [f for f in movement_fixtures(NAMES, 4, 1, 7, number + 1) if f.round == number]
 
 
-def test_separated_stop_ends_early_when_the_top_is_clear(tmp_path: Path) -> None:
-    clock, said = Clock(), []
-    store = open_store(tmp_path / "a.sqlite")
-    rounds = rounds_of(settings(games=8 * 40, stop="separated"), store, clock, said)
+def _play_bot0_first(rounds: MovementRounds, store: ResultsStore) -> int:
+    """Play every round ``rounds`` gives, bot0 winning each of its games and everyone else
+    placed by seat, storing each game; -> the rounds played."""
     played = 0
     while (batch := rounds.next_round()) is not None:
-        # bot0 always wins its games; everyone else's placements follow the seat
         for fixture in batch:
             order = sorted(range(4), key=lambda seat: (fixture.seats[seat] != "bot0", seat))
             places = [0] * 4
@@ -133,6 +131,14 @@ def test_separated_stop_ends_early_when_the_top_is_clear(tmp_path: Path) -> None
             record = game_record(fixture.game_id, fixture.seats, places, fixture=fixture.index)
             store.save_game(dataclasses.replace(record, seed=fixture.seed))
         played += 1
+    return played
+
+
+def test_separated_stop_ends_early_when_the_top_is_clear(tmp_path: Path) -> None:
+    clock, said = Clock(), []
+    store = open_store(tmp_path / "a.sqlite")
+    rounds = rounds_of(settings(games=8 * 40, stop="separated"), store, clock, said)
+    played = _play_bot0_first(rounds, store)
     assert 2 <= played < 40
     assert said[0].startswith("decided after") and "#1 bot0 ahead of #2 " in said[0]
     kept = Sequential.from_text(store.meta()["sequential"])
@@ -146,16 +152,7 @@ def test_every_look_keeps_its_verdicts_and_the_stop_reason(tmp_path: Path) -> No
     clock, said = Clock(), []
     store = open_store(tmp_path / "a.sqlite")
     rounds = rounds_of(settings(games=8 * 14, separate=2), store, clock, said)
-    played = 0
-    while (batch := rounds.next_round()) is not None:
-        for fixture in batch:  # bot0 always first, the rest by seat
-            order = sorted(range(4), key=lambda seat: (fixture.seats[seat] != "bot0", seat))
-            places = [0] * 4
-            for place, seat in enumerate(order, start=1):
-                places[seat] = place
-            record = game_record(fixture.game_id, fixture.seats, places, fixture=fixture.index)
-            store.save_game(dataclasses.replace(record, seed=fixture.seed))
-        played += 1
+    played = _play_bot0_first(rounds, store)
     assert played == 14 and said[0].startswith("budget reached: 14 rounds")
     kept = Sequential.from_text(store.meta()["sequential"])
     assert (kept.separate, kept.rounds, kept.stopped) == (2, 14, "games budget")
