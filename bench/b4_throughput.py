@@ -117,9 +117,10 @@ class Tee:
             reporter.game_finished(record)
 
 
-def league(concurrency: int, games: int | None, mode: str, seed: int, live: bool = False) -> Run:
+def league(concurrency: int, games: int | None, mode: str, seed: int, live: bool = False, kind: str = "instant") -> Run:
     """One league run (:class:`Run`). ``games``: the first ``WARMUP + games`` fixtures;
-    None: the whole league. ``live``: the live display on (else a null reporter)."""
+    None: the whole league. ``live``: the live display on (else a null reporter).
+    ``kind``: the bots (``fixtures.bot_entry``)."""
     import trio
 
     from fixtures import NullReporter, league_spec
@@ -142,7 +143,7 @@ def league(concurrency: int, games: int | None, mode: str, seed: int, live: bool
     pool_module.BotPool._start = timed_start  # type: ignore[method-assign,assignment]
     try:
         with common.temp_dir("kws-b4-") as tmp:
-            spec = league_spec(names, tmp / "league", mode=mode, concurrency=concurrency, move_ms=MOVE_MS)
+            spec = league_spec(names, tmp / "league", mode=mode, concurrency=concurrency, move_ms=MOVE_MS, kind=kind)
             store = ResultsStore.open(tmp / "league.sqlite", league="bench", fingerprint="bench", config_text="", resume=False)
             reporter = NullReporter()
             told, display = live_reporter(reporter, store, spec, len(fixtures)) if live else (reporter, nullcontext())
@@ -168,9 +169,9 @@ def league(concurrency: int, games: int | None, mode: str, seed: int, live: bool
     return Run(measured / window, decisions / window, busy, referee, referee_us, inside, sum(reporter.decisions), reporter.timeouts, len(starts), len(finished), whole)
 
 
-def child_league(tree: Path, python: Path, concurrency: int, games: int, mode: str, seed: int, live: bool) -> Run:
+def child_league(tree: Path, python: Path, concurrency: int, games: int, mode: str, seed: int, live: bool, kind: str) -> Run:
     """:func:`league` run by ``python`` on the referee of ``tree`` (a process of its own)."""
-    task = json.dumps({"concurrency": concurrency, "games": games, "mode": mode, "seed": seed, "live": live})
+    task = json.dumps({"concurrency": concurrency, "games": games, "mode": mode, "seed": seed, "live": live, "kind": kind})
     env = {**os.environ, "KWS_BENCH_TREE": str(tree), "GRPC_VERBOSITY": "ERROR"}
     done = subprocess.run([str(python), __file__, "--child", task], env=env, capture_output=True, text=True)
     if done.returncode != 0:
@@ -188,7 +189,7 @@ def two_trees(args: Any, games: int) -> None:
     for rep in range(args.reps):
         for name in (("base", "tree") if rep % 2 == 0 else ("tree", "base")):
             for live in (False, True):
-                run = child_league(trees[name], pythons[name], 4, games, args.sandbox, rep, live)
+                run = child_league(trees[name], pythons[name], 4, games, args.sandbox, rep, live, args.bots)
                 runs[(name, live)].append(run)
                 print(f"  rep {rep} {name} {'live' if live else 'null'}: {run.games_per_s:.2f} games/s, referee {run.referee_us:.0f} µs/decision", flush=True)
     figures: list[Figure] = []
@@ -213,7 +214,7 @@ def two_trees(args: Any, games: int) -> None:
     figures.append(Figure("starts_in_window", "bot processes started inside the window (every run)", "", [float(max(starts))]))
     common.write_json(
         args.json, "B4 two trees", figures, base_tree=str(trees["base"]), base_commit=_commit(trees["base"]), tree_commit=_commit(trees["tree"]),
-        measured_games=games, warmup=WARMUP, move_ms=MOVE_MS, sandbox=args.sandbox,
+        measured_games=games, warmup=WARMUP, move_ms=MOVE_MS, sandbox=args.sandbox, bots=args.bots,
     )  # fmt: skip
 
 
@@ -225,11 +226,12 @@ def _commit(tree: Path) -> str:
 def main() -> None:
     if sys.argv[1:2] == ["--child"]:  # one league for a two-trees run, on the tree of KWS_BENCH_TREE
         task = json.loads(sys.argv[2])
-        print(json.dumps(asdict(league(task["concurrency"], task["games"], task["mode"], task["seed"], task["live"]))))
+        print(json.dumps(asdict(league(task["concurrency"], task["games"], task["mode"], task["seed"], task["live"], task.get("kind", "instant")))))
         return
     args = common.arguments(__doc__.splitlines()[0], extra=[
         (("--base-tree",), {"default": None, "help": "two trees: a checkout of the base (its own .venv) run interleaved with this one"}),
         (("--base-python",), {"default": None, "help": "two trees: the base's python (default BASE_TREE/.venv/bin/python)"}),
+        (("--bots",), {"default": "instant", "choices": ("instant", "kit", "go"), "help": "two trees: the bots (instant: bench/bots/instant_bot.py; kit: the random sample on the bot kit; go: the Go sample)"}),
     ])  # fmt: skip
     games = 12 if args.quick else MEASURED_GAMES
     if args.base_tree:

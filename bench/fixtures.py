@@ -59,6 +59,21 @@ def instant_entry(name: str) -> BotEntry:
     return BotEntry(name=name, command=("python", str(common.INSTANT_BOT)), directory=common.BOTS)
 
 
+BOT_KINDS = ("instant", "kit", "go")
+
+
+def bot_entry(name: str, kind: str = "instant") -> BotEntry:
+    """A benchmark bot of ``kind``: ``instant`` (bench/bots/instant_bot.py, unary ``Decide``
+    only), ``kit`` (the random sample on the Python bot kit, which speaks ``Play`` where the
+    kit does) or ``go`` (the Go sample, built by ``make bots``), all of the measured tree."""
+    if kind == "kit":
+        return BotEntry(name=name, command=("python", str(common.SAMPLE_BOT)), directory=common.SAMPLE_BOT.parent)
+    if kind == "go":
+        go = common.CODE / "sample_bots" / "go" / "build"
+        return BotEntry(name=name, command=(str(go / "kwhist_go_bot"),), directory=go)
+    return instant_entry(name)
+
+
 @contextmanager
 def instant_bots(count: int, run_dir: Path, mode: str, first_slot: int = 900) -> Iterator[list[BotProcess]]:
     """``count`` instant bot processes started by the sandbox (``mode``); killed after."""
@@ -89,11 +104,13 @@ def league_spec(
     concurrency: int,
     rules: Rules | None = None,
     move_ms: int = 1000,
+    kind: str = "instant",
 ) -> LeagueSpec:
-    """A league of instant bots named ``bots`` (each a separate entry of the same program)."""
+    """A league of bots of ``kind`` (:func:`bot_entry`) named ``bots`` (each a separate
+    entry of the same program)."""
     return LeagueSpec(
         name="bench",
-        bots=tuple(instant_entry(name) for name in bots),
+        bots=tuple(bot_entry(name, kind) for name in bots),
         rules=rules or Rules(),
         time=TimeControl(move_ms=move_ms),
         faults=FaultPolicy(),

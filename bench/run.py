@@ -47,9 +47,12 @@ BENCHES: dict[str, tuple[str, str, int]] = {  # script, title, repetitions multi
     "B13": ("b13_standings_update.py", "B13 standings kept as games finish: the cost of a game, and of a look", 1),
     "B14": ("b14_class.py", "B14 class: 30 Python strategy bots, a movement league night, and where its wall time goes", 1),
     "B4T": ("b4_throughput.py", "B4 two trees: the working tree against a base checkout, interleaved (concurrency 4)", 1),
+    "B4TK": ("b4_throughput.py", "B4 two trees, Python bot-kit bots (the random sample: Play where the kit speaks it)", 1),
+    "B4TG": ("b4_throughput.py", "B4 two trees, Go sample bots", 1),
 }
-TWO_TREES = {"B4T"}  # run only with --base-tree
-WITH_BASE = {"B4T", "B14"}  # given --base-tree when it is set
+TWO_TREES = {"B4T", "B4TK", "B4TG"}  # run only with --base-tree
+WITH_BASE = {"B4T", "B4TK", "B4TG", "B14"}  # given --base-tree when it is set
+BOTS_OF = {"B4TK": "kit", "B4TG": "go"}  # the two-trees B4 runs' bots (b4_throughput.py --bots)
 B7_LEAGUES: int | None = None  # --b7-leagues: leagues per B7 figure (the script's small default otherwise)
 B7_ARGS: list[str] = []  # --b7-args: more options for bench/b7_standings.py
 BASE_TREE: str | None = None  # --base-tree: the base checkout of the two-trees benchmarks
@@ -87,6 +90,7 @@ TARGETS = (
     Target("B4", "concurrency 8 not below 4", "ratio_8_4", lambda f: f.median >= 1.0, _median, 1.0),
     Target("B4", "timeouts 0 (move_ms = 200, instant bots)", "timeouts", lambda f: max(f.values) == 0, lambda f: f"{max(f.values):.4f} (worst repetition)"),
     Target("B4", "referee CPU per decision, live display ≤ 1.1 × null reporter", "live_over_null_c4", lambda f: f.median <= 1.1, _median, 1.1),
+    Target("B4TK", "kit bots, live display: games/s ≥ 1.8 × the base tree's (interleaved)", "ratio_live", lambda f: f.median >= 1.8, _median, 1.8),
     Target("B4T", "referee CPU per decision, live display ≤ 1.1 × null reporter (working tree)", "tree_live_over_null", lambda f: f.median <= 1.1, _median, 1.1),
     Target("B4", "bot processes started inside the measured window: 0", "starts_in_window", lambda f: max(f.values) == 0, lambda f: f"{max(f.values):.0f} (worst run)"),
     Target("B14", "class league: games/s ≥ 1.5 × the base tree's (interleaved, start-up included)", "ratio", lambda f: f.median >= 1.5, _median, 1.5),
@@ -136,6 +140,8 @@ def run_bench(key: str, reps: int, quick: bool, sandbox: str) -> dict[str, objec
             argv += B7_ARGS
         if key in WITH_BASE and BASE_TREE is not None:
             argv += ["--base-tree", BASE_TREE]
+        if key in BOTS_OF:
+            argv += ["--bots", BOTS_OF[key]]
         began = time.perf_counter()
         env = {**os.environ, "GRPC_VERBOSITY": os.environ.get("GRPC_VERBOSITY", "ERROR")}
         done = subprocess.run(argv, cwd=common.ROOT, env=env)

@@ -16,6 +16,8 @@ from referee.game.timecontrol import Evidence
 from referee.league.lateness import Heartbeat, heartbeat, thread_wait_ms
 from referee.sandbox.cputime import Sample, TaskClock
 
+REFRESH_EVERY_S = 1.0  # a bot's task list is walked again at most this often (s): a walk reads /proc per task, ~1 ms
+
 
 @dataclass(frozen=True)
 class Mark:
@@ -33,11 +35,16 @@ class DecisionProbe:
     def __init__(self, pid: int | None, beat: Heartbeat | None = None) -> None:
         self._clock = TaskClock(pid) if pid is not None else None
         self._beat = beat or heartbeat()
+        self._refreshed = time.monotonic()
 
     def refresh(self) -> None:
-        """Watch the bot's tasks started since (call between games, not during an ask)."""
-        if self._clock is not None:
+        """Watch the bot's tasks started since (call between games, not during an ask); at
+        most once per :data:`REFRESH_EVERY_S` (a bot's threads start with it or with its
+        first games, and a league plays many short games)."""
+        now = time.monotonic()
+        if self._clock is not None and now - self._refreshed >= REFRESH_EVERY_S:
             self._clock.refresh()
+            self._refreshed = now
 
     def mark(self) -> Mark:
         """Read the clocks on the asking thread just before the call."""

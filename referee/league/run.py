@@ -14,6 +14,7 @@ from typing import Protocol
 
 import trio
 
+from referee.errors import HostError
 from referee.game.cards import Card
 from referee.game.engine import Game
 from referee.game.faults import FaultPolicy
@@ -201,8 +202,7 @@ async def play_fixture(
     startup_faults: list[FaultRecord] = []
     leases: list[Lease | None] = []
     withdrawn: list[bool] = []
-    for seat, name in enumerate(fixture.seats):
-        got = await pool.acquire(name, fixture.deal_key, note=f"game {fixture.game_id}: seat {seat}")
+    for seat, (name, got) in enumerate(zip(fixture.seats, await _seat_all(pool, fixture))):
         if isinstance(got, StartFailure):
             startup_faults.append(FaultRecord(got.kind, seat, name, None, got.detail, got.request, got.answer, got.ms))
             got = None
@@ -246,6 +246,32 @@ async def play_fixture(
         forfeits=result.forfeits,
         overloads=result.overloads,
     )
+
+
+async def _seat_all(pool: BotPool, fixture: Fixture) -> list[Lease | StartFailure | None]:
+    """Every seat's lease (as :meth:`BotPool.acquire` gives it), in seat order, the seats
+    acquired at once: a game whose bots need new processes starts them side by side (the
+    pool still starts one process per bot at a time, and at most ``starts_at_once`` in all).
+    Raises the first seat's :class:`~referee.errors.HostError`, if any, once every seat was
+    tried, the leases got by the others given back."""
+    got: list[Lease | StartFailure | None] = [None] * len(fixture.seats)
+    host: dict[int, HostError] = {}  # seat -> the host's trouble starting its bot
+
+    async def seat_one(seat: int, name: str) -> None:
+        try:
+            got[seat] = await pool.acquire(name, fixture.deal_key, note=f"game {fixture.game_id}: seat {seat}")
+        except HostError as error:
+            host[seat] = error
+
+    async with trio.open_nursery() as nursery:
+        for seat, name in enumerate(fixture.seats):
+            nursery.start_soon(seat_one, seat, name)
+    if host:
+        for lease in got:
+            if isinstance(lease, Lease):
+                pool.release(lease, crashed=False)
+        raise host[min(host)]
+    return got
 
 
 def _lead_to_log(fault: FaultRecord, lease: Lease | None, game_id: str) -> FaultRecord:

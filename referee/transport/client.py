@@ -118,7 +118,6 @@ class BotClient:
         self._threads = CallThreads(name)
         self.plays_streams = False  # set by hello(): ask over Play streams instead of Decide
         self._streams: dict[tuple[str, int], PlayStream] = {}  # (game id, seat) -> its open stream
-        self._ending: set[PlayStream] = set()  # closed, kept until the bot ends its side (PlayStream.when_done)
         self._streams_lock = threading.Lock()
 
     async def hello(self, timeout_s: float) -> HelloInfo:
@@ -260,11 +259,7 @@ class BotClient:
             self._end(stream)
 
     def _end(self, stream: PlayStream) -> None:
-        if stream.broken:  # cancelled already
-            return
         stream.close()
-        self._ending.add(stream)
-        stream.when_done(partial(self._ending.discard, stream))
 
     async def decide(
         self,

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import fields
+from functools import lru_cache
 from typing import Any
 
 from referee._proto.knockout_whist.v1 import bot_pb2 as pb
@@ -76,7 +77,15 @@ def enum_prefix(enum_type: Any) -> str:
 
 def rules_from_proto(msg: pb.Rules) -> Rules:
     """``pb.Rules`` -> Rules (inverse of :func:`referee.transport.codec.rules_to_proto`).
-    Raises ValueError on an unspecified or unknown enum value."""
+    Raises ValueError on an unspecified or unknown enum value. A league's rules are the
+    same in every request: the decoded ones are kept by their bytes (a bot decodes each
+    request's view; this saves it ~15 µs a decision)."""
+    return _rules_from_bytes(msg.SerializeToString(deterministic=True))
+
+
+@lru_cache(maxsize=8)
+def _rules_from_bytes(data: bytes) -> Rules:
+    msg = pb.Rules.FromString(data)
     values: dict[str, object] = {}
     by_name = pb.Rules.DESCRIPTOR.fields_by_name
     for field in fields(Rules):
@@ -108,7 +117,15 @@ def _suit(value: int, where: str) -> Suit:
     return suit
 
 
+_CARD_FROM_PB: dict[tuple[int, int], Card] = {
+    (rank_value, suit_value): Card(rank, suit) for rank, rank_value in RANK_TO_PB.items() for suit, suit_value in SUIT_TO_PB.items()
+}  # the 52 cards, decoded once (a request holds ~20)
+
+
 def _card(msg: pb.Card, where: str) -> Card:
+    card = _CARD_FROM_PB.get((msg.rank, msg.suit))
+    if card is not None:
+        return card
     rank = _RANK_FROM_PB.get(msg.rank)
     if rank is None:
         name = "RANK_UNSPECIFIED" if msg.rank == 0 else f"{msg.rank}, not a Rank"

@@ -1,40 +1,71 @@
 """One seat's ``Play`` stream: the decisions of one seat of one game on one bidirectional
 gRPC stream, for a bot whose HelloReply sets ``plays_streams`` (docs/design.md §4, §5).
 
-A sync gRPC stream call reads its requests from an iterator on a thread of gRPC's own
-and has no deadline per message; so the iterator (:class:`_Requests`) also keeps the
-deadline of the request awaiting its answer: waiting for the next request to send, it
-wakes at that deadline and, if the answer has not come, cancels the call. The game's
-thread meanwhile waits for the answer on the call itself, and sees the cancellation as
-a ``timeout``. A stream that timed out, failed or answered out of turn is ended, and the
-seat's next decision opens a new one: an answer late for one decision is never read as
-the answer to the next.
+The stream is driven by the thread that asks, the game's own thread, the way gRPC's own
+blocking calls are: each stream is a gRPC *segregated call* with a completion queue of its
+own; an ask hands one batch (send the request, receive one answer) to gRPC's core and
+waits on that queue in the asking thread. No Python thread is crossed per decision.
+gRPC's public sync stream API instead reads requests on a thread of its own per stream and
+delivers answers from its polling thread: three threads per decision, about twice the
+referee's CPU per decision (docs/design.md §4, ``make bench`` B4T).
 
-No thread is started per decision (a stream costs gRPC's one request thread while it is
-open); the answer is read on the game's thread, so its measured time holds no hand-off.
+A stream has no deadline per message, so one process-wide thread (:class:`_Deadlines`)
+cancels a stream whose awaited answer is overdue; the asking thread then sees the
+cancellation as ``expired``. It sleeps until the earliest deadline still awaited and is
+not woken per decision. A stream that timed out, failed or answered out of turn is ended,
+and the seat's next decision opens a new one: an answer late for one decision is never
+read as the answer to the next.
+
+Every stream's events are read to its end (its status), by the asker or, once closed or
+abandoned, by one process-wide reaper thread (:class:`_Reaper`): gRPC frees a call only
+then, and closing a channel waits for it.
 """
 
 from __future__ import annotations
 
+import heapq
+import itertools
 import queue
 import threading
 import time
-from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import grpc
+from google.protobuf.message import DecodeError
+from grpc import _common  # the status codes of gRPC's core, as grpc's own calls map them
+from grpc._cython import cygrpc  # type: ignore[attr-defined]  # the segregated call below gRPC's sync API (see the module doc)
 
 from referee._proto.knockout_whist.v1 import bot_pb2 as pb
+
+_FLAGS = 0
+_START, _META, _ASK, _CLOSE = "start", "meta", "ask", "close"  # the tags of a stream's batches
+CLOSE_WAIT_S = 2.0  # how long a closed stream waits for the bot to end its side before it is cancelled, s
+
+
+class StreamError(grpc.RpcError):
+    """The gRPC status a stream ended with, read like a unary call's error (``code()``,
+    ``details()``)."""
+
+    def __init__(self, code: grpc.StatusCode, details: str) -> None:
+        super().__init__(f"{code.name}: {details}")
+        self._code = code
+        self._details = details
+
+    def code(self) -> grpc.StatusCode:
+        return self._code
+
+    def details(self) -> str:
+        return self._details
 
 
 @dataclass(frozen=True)
 class Heard:
     """What one ask on a stream came to: the ``answer`` (None when none came), else
-    ``error`` (the call's gRPC error: its status), ``ended`` (the bot ended the stream
-    with status OK before answering) or ``expired`` (the deadline passed: the referee
-    cancelled the stream). ``started`` and ``ended_at``: ``time.monotonic()`` s read on
-    the asking thread just before the request was handed to gRPC and just after."""
+    ``error`` (the status the stream ended with, not OK), ``ended`` (the bot ended the
+    stream with status OK before answering) or ``expired`` (the deadline passed: the
+    referee cancelled the stream). ``started`` and ``ended_at``: ``time.monotonic()`` s
+    read on the asking thread just before the request was handed to gRPC and just after."""
 
     answer: pb.Answer | None
     error: grpc.RpcError | None
@@ -44,98 +75,214 @@ class Heard:
     ended_at: float
 
 
-class _Requests(Iterator[pb.DecisionRequest]):
-    """The requests of one stream, read by gRPC's request thread, which also keeps the
-    deadline of the request awaiting its answer (see the module docstring)."""
+class _Deadline:
+    """One armed deadline: ``state`` is ``armed``, ``off`` (disarmed) or ``fired``."""
+
+    __slots__ = ("stream", "state")
+
+    def __init__(self, stream: PlayStream) -> None:
+        self.stream = stream
+        self.state = "armed"
+
+
+class _Deadlines:
+    """One daemon thread that cancels the streams whose awaited answer is overdue.
+
+    :meth:`arm` and :meth:`disarm` cost a heap push and a flag; the thread is woken only
+    when a deadline earlier than the one it sleeps to is armed, so about once per deadline
+    period, not per decision. Disarmed entries are dropped when they reach the heap's top.
+    """
 
     def __init__(self) -> None:
-        self._queue: queue.SimpleQueue[pb.DecisionRequest | None] = queue.SimpleQueue()
+        self._cond = threading.Condition()
+        self._heap: list[tuple[float, int, _Deadline]] = []  # (due, monotonic s; order; the deadline)
+        self._order = itertools.count()
+        self._sleep_until: float | None = None  # what the thread waits for; None: no deadline
+        self._thread: threading.Thread | None = None
+
+    def arm(self, due: float, stream: PlayStream) -> _Deadline:
+        """Cancel ``stream`` at ``due`` (monotonic s) unless disarmed first."""
+        deadline = _Deadline(stream)
+        with self._cond:
+            heapq.heappush(self._heap, (due, next(self._order), deadline))
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="kwhist-play-deadlines", daemon=True)
+                self._thread.start()
+            elif self._sleep_until is None or due < self._sleep_until:
+                self._cond.notify()
+        return deadline
+
+    def disarm(self, deadline: _Deadline) -> bool:
+        """Forget ``deadline``; True when it had already fired (its stream is cancelled)."""
+        with self._cond:
+            fired = deadline.state == "fired"
+            deadline.state = "off"
+            return fired
+
+    def _run(self) -> None:
+        with self._cond:
+            while True:
+                while self._heap and self._heap[0][2].state != "armed":
+                    heapq.heappop(self._heap)
+                if not self._heap:
+                    self._sleep_until = None
+                    self._cond.wait()
+                    continue
+                due, _, deadline = self._heap[0]
+                now = time.monotonic()
+                if now < due:
+                    self._sleep_until = due
+                    self._cond.wait(due - now)
+                    continue
+                heapq.heappop(self._heap)
+                deadline.state = "fired"
+                deadline.stream._expire()
+
+
+class _Reaper:
+    """One daemon thread that reads closed and abandoned streams to their end, one after
+    another (a healthy bot ends its side at once; a stuck one is cancelled after
+    ``CLOSE_WAIT_S``)."""
+
+    def __init__(self) -> None:
+        self._queue: queue.SimpleQueue[PlayStream] = queue.SimpleQueue()
         self._lock = threading.Lock()
-        self._due: float | None = None  # monotonic s by which the awaited answer must come; None: none awaited
-        self.expired = False
-        self.call: Any = None  # the stream call, set before the first request
+        self._thread: threading.Thread | None = None
 
-    def __next__(self) -> pb.DecisionRequest:
+    def take(self, stream: PlayStream) -> None:
+        with self._lock:
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="kwhist-play-reaper", daemon=True)
+                self._thread.start()
+        self._queue.put(stream)
+
+    def _run(self) -> None:
         while True:
-            with self._lock:
-                due = self._due
-            try:
-                item = self._queue.get(timeout=None if due is None else max(0.0, due - time.monotonic()))
-            except queue.Empty:
-                with self._lock:
-                    expired = self._due is not None and time.monotonic() >= self._due
-                    self.expired = self.expired or expired
-                if expired:
-                    self.call.cancel()
-                    raise StopIteration from None
-                continue
-            if item is None:
-                raise StopIteration
-            return item
+            stream = self._queue.get()
+            token = _DEADLINES.arm(time.monotonic() + CLOSE_WAIT_S, stream)
+            stream._drain()
+            _DEADLINES.disarm(token)
 
-    def send(self, request: pb.DecisionRequest, due: float | None) -> None:
-        """Hand ``request`` to gRPC; its answer is due by ``due`` (monotonic s; None: never late)."""
-        with self._lock:
-            self._due = due
-        self._queue.put(request)
 
-    def answered(self) -> bool:
-        """The awaited answer came; False when the deadline had already cancelled the stream."""
-        with self._lock:
-            self._due = None
-            return not self.expired
-
-    def end(self) -> None:
-        """No more requests: gRPC half-closes the stream (the bot sees its end)."""
-        with self._lock:
-            self._due = None
-        self._queue.put(None)
+_DEADLINES = _Deadlines()
+_REAPER = _Reaper()
 
 
 class PlayStream:
     """One open ``Play`` stream of one seat of one game; ``stub`` the bot's stub. One
-    decision at a time (the match asks a seat's decisions in turn)."""
+    decision at a time, asked by one thread at a time (the match asks a seat's decisions
+    in turn). Raises ``ValueError`` when the channel is closed."""
 
     def __init__(self, stub: Any) -> None:
-        self._requests = _Requests()
-        self._call = stub.Play(self._requests)  # raises ValueError on a closed channel
-        self._requests.call = self._call
+        play = stub.Play  # grpc's stream-stream multi-callable: its channel, method and context
+        self._lock = threading.Lock()
+        self._pending = 2  # batches handed to gRPC whose event is not read yet
+        self._status: tuple[grpc.StatusCode, str] | None = None
+        self._expired = False
+        self._asking = False  # a thread is reading this stream's events in ask()
+        self._to_reaper = False  # closed or abandoned during an ask: the asker hands it to the reaper
         self.broken = False  # ended, failed or out of turn: the seat's next decision opens a new stream
+        self._call = play._channel.segregated_call(
+            cygrpc.PropagationConstants.GRPC_PROPAGATE_DEFAULTS,
+            play._method,
+            None,  # host
+            None,  # no deadline for the call: each ask has its own (_Deadlines)
+            None,  # metadata
+            None,  # credentials
+            (
+                ((cygrpc.SendInitialMetadataOperation(None, _FLAGS), cygrpc.ReceiveStatusOnClientOperation(_FLAGS)), _START),
+                ((cygrpc.ReceiveInitialMetadataOperation(_FLAGS),), _META),
+            ),
+            play._context,
+            play._registered_call_handle,
+        )
 
     def ask(self, request: pb.DecisionRequest, deadline_s: float | None) -> Heard:
         """Send ``request`` and wait for its answer, up to ``deadline_s`` seconds (None: no
         limit), blocking the calling thread. Never raises for the bot's behaviour."""
         started = time.monotonic()
-        self._requests.send(request, None if deadline_s is None else started + deadline_s)
-        try:
-            answer: pb.Answer = next(self._call)
-        except StopIteration:
-            ended = time.monotonic()
-            self.abandon()
-            return Heard(None, None, True, False, started, ended)
-        except grpc.RpcError as error:
-            ended = time.monotonic()
-            self.abandon()
-            return Heard(None, error, False, self._requests.expired, started, ended)
+        token = None if deadline_s is None else _DEADLINES.arm(started + deadline_s, self)
+        operations = (cygrpc.SendMessageOperation(request.SerializeToString(), _FLAGS), cygrpc.ReceiveMessageOperation(_FLAGS))
+        with self._lock:
+            asked = self._status is None and self._call.operate(operations, _ASK)
+            self._pending += 1 if asked else 0
+            self._asking = True
+        message: bytes | None = None
+        while asked:
+            event = self._call.next_event()
+            if self._read(event) is _ASK:
+                message = event.batch_operations[1].message() if event.success else None
+                break
+        if message is None:
+            self._drain()  # the stream is over: its status says why
         ended = time.monotonic()
-        if not self._requests.answered():
+        fired = token is not None and _DEADLINES.disarm(token)
+        with self._lock:
+            self._asking = False
+            if self._to_reaper:
+                _REAPER.take(self)
+        if message is None:
+            self.broken = True
+            code, details = self._status or (grpc.StatusCode.UNKNOWN, "the stream ended")
+            if self._expired or fired:
+                return Heard(None, None, False, True, started, ended)
+            if code is grpc.StatusCode.OK:
+                return Heard(None, None, True, False, started, ended)
+            return Heard(None, StreamError(code, details), False, False, started, ended)
+        try:
+            answer = pb.Answer.FromString(message)
+        except DecodeError:
+            self.abandon()
+            return Heard(None, StreamError(grpc.StatusCode.INTERNAL, "Exception deserializing response!"), False, False, started, ended)
+        if fired:
             self.close()  # answered just as the deadline cancelled the stream: a new one next time
         return Heard(answer, None, False, False, started, ended)
 
+    def _read(self, event: Any) -> str:
+        """Note one event of this stream's queue; returns its tag."""
+        tag: str = event.tag
+        with self._lock:
+            self._pending -= 1
+            if tag is _START:
+                status = event.batch_operations[1]
+                code = _common.CYGRPC_STATUS_CODE_TO_STATUS_CODE.get(status.code(), grpc.StatusCode.UNKNOWN)
+                self._status = (code, _common.decode(status.details() or b"").replace("\n", " ").strip())
+        return tag
+
+    def _drain(self) -> None:
+        """Read this stream's events to its end (every batch's event, the status among them)."""
+        while True:
+            with self._lock:
+                if self._pending == 0:
+                    return
+            self._read(self._call.next_event())
+
+    def _expire(self) -> None:
+        """The awaited answer is overdue (the deadline thread): cancel the stream."""
+        self._expired = True
+        self._call.cancel(cygrpc.StatusCode.cancelled, "the answer's deadline passed")
+
     def abandon(self) -> None:
         """Cancel the stream (a fault on it): what the bot still sends is never read."""
-        self.broken = True
-        self._requests.end()
-        self._call.cancel()
-
-    def when_done(self, callback: Callable[[], None]) -> None:
-        """Call ``callback`` once the call has ended (at once if it has). gRPC cancels a
-        call whose object is garbage collected: a closed stream must be kept until the bot
-        has ended its side too, or the bot may see a cancellation instead of the end."""
-        self._call.add_done_callback(lambda _call: callback())
+        with self._lock:
+            self.broken = True
+            self._call.cancel(cygrpc.StatusCode.cancelled, "abandoned by the referee")
+            self._reap()
 
     def close(self) -> None:
-        """End the stream (idempotent): the bot sees the end of its requests."""
-        if not self.broken:
+        """End the stream, never blocking: the bot sees the end of its requests, and the
+        reaper reads the stream to its end. Idempotent."""
+        with self._lock:
+            if self.broken:
+                return
             self.broken = True
-            self._requests.end()
+            if self._status is None and self._call.operate((cygrpc.SendCloseFromClientOperation(_FLAGS),), _CLOSE):
+                self._pending += 1
+            self._reap()
+
+    def _reap(self) -> None:
+        """Hand the stream to the reaper, or have the thread asking on it do so (lock held)."""
+        if self._asking:
+            self._to_reaper = True
+        else:
+            _REAPER.take(self)
