@@ -40,7 +40,7 @@ from referee._proto.knockout_whist.v1 import bot_pb2 as pb
 
 _FLAGS = 0
 _START, _META, _ASK, _CLOSE = "start", "meta", "ask", "close"  # the tags of a stream's batches
-CLOSE_WAIT_S = 2.0  # how long a closed stream waits for the bot to end its side before it is cancelled, s
+CLOSE_WAIT_S = 1.0  # how long a closed stream waits for the bot to end its side before it is cancelled, s
 
 
 class StreamError(grpc.RpcError):
@@ -145,21 +145,24 @@ class _Reaper:
     ``CLOSE_WAIT_S``)."""
 
     def __init__(self) -> None:
-        self._queue: queue.SimpleQueue[PlayStream] = queue.SimpleQueue()
+        self._queue: queue.SimpleQueue[tuple[PlayStream, _Deadline]] = queue.SimpleQueue()
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
 
     def take(self, stream: PlayStream) -> None:
+        """Read ``stream`` to its end; it is cancelled ``CLOSE_WAIT_S`` after now if the bot
+        has not ended it by then (the wait runs from here, not from the reaper reaching it,
+        so a stuck bot holds the streams queued behind it ``CLOSE_WAIT_S`` at most)."""
+        token = _DEADLINES.arm(time.monotonic() + CLOSE_WAIT_S, stream)
         with self._lock:
             if self._thread is None:
                 self._thread = threading.Thread(target=self._run, name="kwhist-play-reaper", daemon=True)
                 self._thread.start()
-        self._queue.put(stream)
+        self._queue.put((stream, token))
 
     def _run(self) -> None:
         while True:
-            stream = self._queue.get()
-            token = _DEADLINES.arm(time.monotonic() + CLOSE_WAIT_S, stream)
+            stream, token = self._queue.get()
             stream._drain()
             _DEADLINES.disarm(token)
 

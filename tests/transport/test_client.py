@@ -157,6 +157,24 @@ def test_a_stream_serves_a_seat_until_its_game_ends(bots: BotLauncher) -> None:
     assert ends == [1], "one stream for the three decisions, ended with the game"
 
 
+def test_a_bot_that_keeps_its_side_of_an_ended_stream_open_holds_nothing_up(bots: BotLauncher) -> None:
+    bot = start_bad(bots, "stream", "linger")
+
+    async def main() -> list[Reply]:
+        client, _ = await connect(bot)
+        try:
+            first = await client.decide(hand_view(game_id="g1"), [], 3, 250, 0, 10.0)
+            client.end_play("g1", 1)  # the bot never ends its side: the referee cancels it in the end
+            second = await client.decide(hand_view(game_id="g2"), [], 4, 250, 0, 10.0)
+            return [first, second]
+        finally:
+            client.close()  # returns: what the bot keeps open is cancelled, not waited for
+
+    replies = run(main)
+    assert all(reply.fault is None for reply in replies), replies
+    assert "Play ended" not in bot.output()
+
+
 @pytest.mark.parametrize(
     ("mode", "kind", "phrase"),
     [

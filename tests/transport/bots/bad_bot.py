@@ -8,7 +8,8 @@ major ``$BAD_BOT_MAJOR`` (default 1). GameOver is left unimplemented.
 
 ``$BAD_BOT_STREAMS``: ``1`` offers Play streams (plays_streams), each request answered by
 Decide as above (an abort ends the stream), writing ``Play ended <game id>`` to stderr
-when the referee ends a stream; ``noplay`` offers them but leaves Play unimplemented.
+when the referee ends a stream; ``noplay`` offers them but leaves Play unimplemented;
+``linger`` answers as ``1`` but keeps its side of a stream open 30 s after the referee ended it.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from referee._proto.knockout_whist.v1 import bot_pb2_grpc as pb_grpc
 class Bad(pb_grpc.KnockoutWhistBotServicer):
     def Hello(self, request: pb.HelloRequest, context: grpc.ServicerContext) -> pb.HelloReply:  # noqa: N802
         major = int(os.environ.get("BAD_BOT_MAJOR", "1"))
-        streams = os.environ.get("BAD_BOT_STREAMS", "") in ("1", "noplay")
+        streams = os.environ.get("BAD_BOT_STREAMS", "") in ("1", "noplay", "linger")
         return pb.HelloReply(protocol_major=major, protocol_minor=0, name="bad", author="tests", plays_streams=streams)
 
     def Play(self, requests, context):  # noqa: N802
@@ -42,6 +43,8 @@ class Bad(pb_grpc.KnockoutWhistBotServicer):
         for request in requests:
             game_id = request.game_id
             yield pb.Answer(decision_number=request.decision_number, action=self.Decide(request, context))
+        if os.environ.get("BAD_BOT_STREAMS") == "linger":
+            time.sleep(30)  # never ends its side of a stream the referee has ended
         print(f"Play ended {game_id}", file=sys.stderr, flush=True)
 
     def Decide(self, request: pb.DecisionRequest, context: grpc.ServicerContext) -> pb.Action:  # noqa: N802
