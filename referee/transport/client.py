@@ -249,17 +249,14 @@ class BotClient:
         with self._streams_lock:
             stream = self._streams.pop((game_id, seat), None)
         if stream is not None:
-            self._end(stream)
+            stream.close()
 
     def end_plays(self) -> None:
         """End every open ``Play`` stream of this client (its process is done with its games)."""
         with self._streams_lock:
             streams, self._streams = list(self._streams.values()), {}
         for stream in streams:
-            self._end(stream)
-
-    def _end(self, stream: PlayStream) -> None:
-        stream.close()
+            stream.close()
 
     async def decide(
         self,
