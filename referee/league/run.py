@@ -14,7 +14,6 @@ from typing import Protocol
 
 import trio
 
-from referee.errors import HostError
 from referee.game.cards import Card
 from referee.game.engine import Game
 from referee.game.faults import FaultPolicy
@@ -252,25 +251,26 @@ async def _seat_all(pool: BotPool, fixture: Fixture) -> list[Lease | StartFailur
     """Every seat's lease (as :meth:`BotPool.acquire` gives it), in seat order, the seats
     acquired at once: a game whose bots need new processes starts them side by side (the
     pool still starts one process per bot at a time, and at most ``starts_at_once`` in all).
-    Raises the first seat's :class:`~referee.errors.HostError`, if any, once every seat was
-    tried, the leases got by the others given back."""
+    Raises what the first failing seat's acquire raised (a :class:`~referee.errors.HostError`,
+    or a bot the pool does not know), as it raised it, once every seat was tried, the leases
+    got by the others given back."""
     got: list[Lease | StartFailure | None] = [None] * len(fixture.seats)
-    host: dict[int, HostError] = {}  # seat -> the host's trouble starting its bot
+    failed: dict[int, Exception] = {}  # seat -> what its acquire raised
 
     async def seat_one(seat: int, name: str) -> None:
         try:
             got[seat] = await pool.acquire(name, fixture.deal_key, note=f"game {fixture.game_id}: seat {seat}")
-        except HostError as error:
-            host[seat] = error
+        except Exception as error:  # one error as acquire raised it, not a group of them
+            failed[seat] = error
 
     async with trio.open_nursery() as nursery:
         for seat, name in enumerate(fixture.seats):
             nursery.start_soon(seat_one, seat, name)
-    if host:
+    if failed:
         for lease in got:
             if isinstance(lease, Lease):
                 pool.release(lease, crashed=False)
-        raise host[min(host)]
+        raise failed[min(failed)]
     return got
 
 
