@@ -25,6 +25,9 @@ from tests.normal_user import NormalUser
 from tests.sandbox_league.helpers import GAMES, OTHER, League, Staged, assert_no_process_left, assert_sandboxed, run_in_process, write_league
 
 
+CHANNEL_MOVE_MS = 20_000
+
+
 @pytest.fixture(params=["root", "normal-user"])
 def referee_user(request: pytest.FixtureRequest) -> NormalUser | None:
     """None: the referee runs in this process, as root; else the normal user it runs as."""
@@ -40,7 +43,9 @@ def play_pair(tmp: Path, staged: Staged, script: str, user: NormalUser | None) -
     """A league of ``script send`` (the bot ``bad``) against ``script receive`` at a table
     of 2, run by ``user``; -> the league and the receiver's reports, one per game."""
     bot = staged(script)
-    league = write_league(tmp, [bot, "send"], staged)
+    # the futex receiver waits on 52 words, each answered after 20-40 ms: up to ~2 s, more on
+    # a loaded machine; what is tested is what it learns, not its time
+    league = write_league(tmp, [bot, "send"], staged, move_ms=CHANNEL_MOVE_MS)
     league.config.write_text(
         league.config.read_text().replace(json.dumps(["python", str(staged.random)]), json.dumps(["python", str(bot), "receive"]))
     )
