@@ -7,7 +7,7 @@ transaction, so an interrupted league loses only the games in progress (docs/des
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Protocol

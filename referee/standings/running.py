@@ -25,7 +25,7 @@ from openskill.models import PlackettLuce
 
 from referee.game.records import GameRecord
 from referee.standings.ratings import Rating
-from referee.standings.table import PlayedGame, Standings, Tallies, assemble, tally
+from referee.standings.table import PlayedGame, Standings, assemble, tally
 from referee.standings.uncertainty import CONFIDENCE
 from referee.standings.verdicts import Sequential
 
