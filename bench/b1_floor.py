@@ -35,10 +35,12 @@ def _sync_variant(stubs: list, request: object, calls: int, timeout_s: float) ->
 
 
 def _blocking_variant(clients: list, view: object, events: list, calls: int) -> float:
+    from referee.transport.replies import DecisionAsk
+
     count = len(clients)
     began = time.perf_counter()
     for index in range(calls):
-        reply = clients[index % count].decide_blocking(view, events, 9, 1000, 0, 1.1)
+        reply = clients[index % count].decide_blocking(DecisionAsk(view, events, 9, 1000, 0, 1.1))
         assert reply.fault is None, reply.detail
     return (time.perf_counter() - began) / calls * 1e6
 
@@ -58,11 +60,13 @@ def _raw_variant(sockets: list[socket.socket], framed: bytes, reply_size: int, c
 def _trio_variant(clients: list, view: object, events: list, calls: int) -> float:
     import trio
 
+    from referee.transport.replies import DecisionAsk
+
     async def loop() -> float:
         count = len(clients)
         began = time.perf_counter()
         for index in range(calls):
-            reply = await clients[index % count].decide(view, events, 9, 1000, 0, 1.1)
+            reply = await clients[index % count].decide(DecisionAsk(view, events, 9, 1000, 0, 1.1))
             assert reply.fault is None, reply.detail
         return (time.perf_counter() - began) / calls * 1e6
 

@@ -42,7 +42,7 @@ def spawn_to_hello(script: str, mode: str, slot: int, run_dir: Path, decide: boo
     import trio
 
     from referee.sandbox import SandboxSettings, launch
-    from referee.transport.client import BotClient
+    from referee.transport.client import BotClient, DecisionAsk
 
     async def hello(address: str) -> None:
         client = BotClient(address, "b5")
@@ -53,7 +53,7 @@ def spawn_to_hello(script: str, mode: str, slot: int, run_dir: Path, decide: boo
                 from fixtures import realistic_decision
 
                 view, events, number = realistic_decision()
-                reply = client.decide_blocking(view, events, number, 0, 0, 30.0)
+                reply = client.decide_blocking(DecisionAsk(view, events, number, 0, 0, 30.0))
                 assert reply.fault is None, reply.detail
                 FIRST_DECISION_MS.append((time.perf_counter() - began) * 1000)
         finally:

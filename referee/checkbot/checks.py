@@ -38,7 +38,7 @@ from referee.league.pool import BotEntry, BotPool, Lease, StartFailure, asked_ov
 from referee.league.run import LeagueSpec, play_fixture
 from referee.sandbox import SandboxSettings
 from referee.schedule.fixture import Fixture
-from referee.transport.replies import Reply
+from referee.transport.replies import DecisionAsk, Reply
 
 Status = Literal["pass", "fail", "skip"]
 
@@ -182,10 +182,10 @@ async def _check_situations(lease: Lease, situations: Sequence[Situation], time:
             report(CheckResult(situation.key, situation.title, "skip", f"not asked: the bot crashed at {crashed_at!r}"))
             continue
         clock = time.clock()
-        reply = await lease.client.decide(
+        reply = await lease.client.decide(DecisionAsk(
             situation.view, situation.events, situation.decision_number,
             time_left_ms=time.move_ms, bank_left_ms=0, deadline_s=clock.deadline_s, last_decision_ms=last_ms,
-        )  # fmt: skip
+        ))  # fmt: skip
         lease.client.end_play(situation.view.game_id, situation.view.seat)  # each situation is a game of its own
         last_ms = reply.ms
         timed_out = clock.settle_reply(reply.ms, reply.fault)

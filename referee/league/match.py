@@ -31,7 +31,7 @@ from referee.game.records import ActionRecord, FaultKind, FaultRecord, OverloadR
 from referee.game.timecontrol import MAX_ASKS, SeatClock, TimeControl, Verdict
 from referee.game.views import Action, Event, SeatView, fallback_action, format_action
 from referee.league.lateness import held_up
-from referee.transport.replies import Reply
+from referee.transport.replies import DecisionAsk, Reply
 
 
 class Player(Protocol):
@@ -39,20 +39,10 @@ class Player(Protocol):
 
     name: str
 
-    def decide(
-        self,
-        view: SeatView,
-        events: Sequence[Event],
-        decision_number: int,
-        time_left_ms: int,
-        bank_left_ms: int,
-        deadline_s: float | None,
-        last_decision_ms: float | None = None,
-    ) -> Reply:
-        """Ask the bot, blocking up to ``deadline_s`` seconds; never raises for a bot's fault.
-        ``last_decision_ms``: the measured time of this seat's previous decision (ms).
-        A late reply may carry ``evidence`` of a slow machine (docs/design.md §5); the same
-        decision may be asked again (same number and events)."""
+    def decide(self, ask: DecisionAsk) -> Reply:
+        """Ask the bot, blocking up to ``ask.deadline_s`` seconds; never raises for a bot's
+        fault. A late reply may carry ``evidence`` of a slow machine (docs/design.md §5);
+        the same decision may be asked again (the same number and events)."""
         ...
 
     def exit_detail(self) -> str | None:
@@ -200,13 +190,15 @@ def _ask(
     excused: list[float] = []
     for ask in range(1, MAX_ASKS + 1):
         reply = player.decide(
-            view,
-            events,
-            decision,
-            time_left_ms=0 if time.unlimited else time.move_ms,
-            bank_left_ms=0 if time.unlimited else int(state.clock.bank_left_ms),
-            deadline_s=state.clock.deadline_s,
-            last_decision_ms=state.last_ms,
+            DecisionAsk(
+                view,
+                events,
+                decision,
+                time_left_ms=0 if time.unlimited else time.move_ms,
+                bank_left_ms=0 if time.unlimited else int(state.clock.bank_left_ms),
+                deadline_s=state.clock.deadline_s,
+                last_decision_ms=state.last_ms,
+            )
         )
         verdict, charged = state.clock.judge(reply.ms, reply.fault, reply.evidence, last_ask=ask == MAX_ASKS)
         if verdict in ("excused", "ask again"):

@@ -28,14 +28,13 @@ from referee import PROTOCOL_VERSION, __version__
 from referee.errors import BotError
 from referee.game.records import FaultKind
 from referee.game.timecontrol import TimeControl
-from referee.game.views import Event, SeatView
 from referee.league import spare
 from referee.league.counts import Counts, LeagueCounts
 from referee.league.evidence import DecisionProbe
 from referee.league.lateness import heartbeat
 from referee.sandbox import TERM_GRACE_S, BotProcess, SandboxSettings, ask_to_stop, launch, stop
 from referee.sandbox.command import resolve_command
-from referee.transport.client import BotClient, HelloError, HelloInfo, ProtocolMismatch, Reply
+from referee.transport.client import BotClient, DecisionAsk, HelloError, HelloInfo, ProtocolMismatch, Reply
 
 STUCK_AFTER = 2  # requests in a row unanswered by their deadline: the process is stuck
 STARTUP_STRETCH = 3  # a bot whose process lives may take this many times startup_ms to answer Hello
@@ -89,23 +88,14 @@ class Lease:
         it answers the next request (sandbox.md rows 2-3)."""
         return self.unanswered >= STUCK_AFTER
 
-    def decide(
-        self,
-        view: SeatView,
-        events: Sequence[Event],
-        decision_number: int,
-        time_left_ms: int,
-        bank_left_ms: int,
-        deadline_s: float | None,
-        last_decision_ms: float | None = None,
-    ) -> Reply:
+    def decide(self, ask: DecisionAsk) -> Reply:
         """The match's blocking call (on the game's thread, ``referee.league.gamethread``).
-        A reply later than ``time_left_ms`` carries the evidence of the machine's load
+        A reply later than ``ask.time_left_ms`` carries the evidence of the machine's load
         while it was awaited (:class:`referee.league.evidence.DecisionProbe`)."""
         probe = self.probe
         mark = probe.mark() if probe is not None else None
-        reply = self.client.decide_blocking(view, events, decision_number, time_left_ms, bank_left_ms, deadline_s, last_decision_ms)
-        if mark is not None and probe is not None and (reply.fault == "timeout" or 0 < time_left_ms < reply.ms):
+        reply = self.client.decide_blocking(ask)
+        if mark is not None and probe is not None and (reply.fault == "timeout" or 0 < ask.time_left_ms < reply.ms):
             reply = replace(reply, evidence=probe.evidence(mark))
         self.unanswered = self.unanswered + 1 if reply.fault == "timeout" else 0
         return reply

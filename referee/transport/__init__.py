@@ -4,7 +4,11 @@
 - :mod:`referee.transport.client` — :class:`~referee.transport.client.BotClient`, the
   referee's gRPC client under trio (time measured per decision, faults classified).
 - :mod:`referee.transport.stream` — one seat's ``Play`` stream, its deadlines kept by the
-  thread that feeds it (for a bot whose Hello reply sets ``plays_streams``).
+  thread that feeds it (for a bot whose Hello reply sets ``plays_streams``); imported on
+  first use only, guarded by :mod:`referee.transport.streamguard` (streams off, ``Decide``
+  for every bot, when gRPC's layer below its public API changed).
+- :mod:`referee.transport.replies` — :class:`~referee.transport.replies.DecisionAsk` (what
+  is asked) and :class:`~referee.transport.replies.Reply` (what came back), no grpc.
 - :mod:`referee.transport.protogen` — ``make proto``.
 
 It builds requests from a :class:`referee.game.views.SeatView` alone and never imports

@@ -11,6 +11,11 @@ abandons its RPC: it ends at its deadline, or when the client is closed.
 A bot whose HelloReply sets ``plays_streams`` is asked its decisions over one ``Play``
 stream per seat per game (:mod:`referee.transport.stream`), any other by unary ``Decide``;
 both give the same :class:`Reply`, judged the same way by the match (docs/design.md §5).
+The stream rests on a gRPC layer below its public API, so it is imported on first use
+(the first Hello of a bot that offers streams) and guarded: when that layer is missing or
+has changed (an ImportError, AttributeError or TypeError from it, at that first check or
+later), streams are off for the rest of the run, said once in one line, and every bot is
+asked by ``Decide`` (:func:`streams_ready`, :mod:`referee.transport.streamguard`).
 
 Faults of one decision are classified, not raised (:class:`Reply`); legality is left
 to the match. The handshake raises :class:`~referee.transport.errors.HelloError`.
@@ -24,7 +29,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import grpc
 import trio
@@ -32,14 +37,16 @@ import trio
 import referee
 from referee._proto.knockout_whist.v1 import bot_pb2 as pb
 from referee._proto.knockout_whist.v1 import bot_pb2_grpc as pb_grpc
-from referee.game.views import Event, SeatView
 from referee.transport import codec
 from referee.transport.callthreads import CallThreads
 from referee.transport.errors import HelloError, MalformedReply, ProtocolMismatch
-from referee.transport.replies import HelloInfo, Reply, TransportFault
-from referee.transport.stream import PlayStream
+from referee.transport.replies import DecisionAsk, HelloInfo, Reply, TransportFault
+from referee.transport.streamguard import PRIVATE_LAYER_ERRORS, streams_off, turn_streams_off
 
-__all__ = ["BotClient", "HelloError", "HelloInfo", "ProtocolMismatch", "Reply", "TransportFault"]
+if TYPE_CHECKING:
+    from referee.transport.stream import PlayStream
+
+__all__ = ["BotClient", "DecisionAsk", "HelloError", "HelloInfo", "ProtocolMismatch", "Reply", "TransportFault", "streams_off", "streams_ready"]
 
 # Reconnect quickly while a just-started bot creates its socket (gRPC's default first
 # back-off is 1 s); each client gets its own connection (no process-wide sharing), so a
@@ -56,6 +63,42 @@ _CRASH_CODES = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED
 
 DEADLINE_ANSWER = "DEADLINE_EXCEEDED: Deadline Exceeded"  # what a Play stream past its deadline came to (a Decide's words)
 SOCKET_POLL_S = 0.002  # how often hello() looks for a just-started bot's socket file, s
+
+
+_checked = threading.Lock()
+_stream_checked = False
+
+
+def streams_ready() -> bool:
+    """Whether ``Play`` streams can be used in this run. The first call imports
+    :mod:`referee.transport.stream` and runs its :func:`~referee.transport.stream.self_check`
+    (a few ms, no bot involved); a missing or changed gRPC layer turns streams off
+    (:func:`~referee.transport.streamguard.turn_streams_off`, one line). Thread-safe."""
+    global _stream_checked
+    with _checked:
+        if not _stream_checked:
+            _stream_checked = True
+            try:
+                from referee.transport.stream import self_check
+
+                self_check()
+            except PRIVATE_LAYER_ERRORS as error:
+                turn_streams_off(error)
+    return streams_off() is None
+
+
+def _open_stream(stub: Any) -> PlayStream | None:
+    """A new ``Play`` stream on ``stub``; None when streams are (or just turned) off.
+    Raises ``ValueError`` when the channel is closed."""
+    if streams_off() is not None:
+        return None
+    try:
+        from referee.transport.stream import PlayStream
+
+        return PlayStream(stub)
+    except PRIVATE_LAYER_ERRORS as error:
+        turn_streams_off(error)
+        return None
 
 
 def _unix_path(address: str) -> str | None:
@@ -163,68 +206,71 @@ class BotClient:
                 f"rebuild the bot from this referee's protos/ (major versions must match)",
                 codec.message_json(reply),
             )
-        self.plays_streams = reply.plays_streams
+        self.plays_streams = reply.plays_streams and streams_ready()
         return HelloInfo(
-            name=reply.name, author=reply.author, major=reply.protocol_major, minor=reply.protocol_minor, streams=reply.plays_streams
+            name=reply.name, author=reply.author, major=reply.protocol_major, minor=reply.protocol_minor, streams=self.plays_streams
         )
 
-    def decide_blocking(
-        self,
-        view: SeatView,
-        events: Sequence[Event],
-        decision_number: int,
-        time_left_ms: int,
-        bank_left_ms: int,
-        deadline_s: float | None,
-        last_decision_ms: float | None = None,
-    ) -> Reply:
-        """Ask the bot for ``view``'s decision (docs/design.md §4) and classify the outcome (§5),
-        blocking the calling thread for up to ``deadline_s`` seconds (the match's worker
-        thread: a game makes its calls without crossing threads).
+    def decide_blocking(self, ask: DecisionAsk) -> Reply:
+        """Ask the bot for ``ask.view``'s decision (docs/design.md §4) and classify the
+        outcome (§5), blocking the calling thread for up to ``ask.deadline_s`` seconds (the
+        match's worker thread: a game makes its calls without crossing threads).
 
-        ``time_left_ms`` / ``bank_left_ms`` are told to the bot (ms; 0 = no limit / no
-        bank); ``deadline_s`` is the gRPC deadline in seconds (move time + grace + bank),
-        None for none (debug preset). ``last_decision_ms``: the measured time of this
-        seat's previous decision in this game (ms), None on its first. ``Reply.ms`` is read on this thread just before and
-        after the call. Never raises for a bot's fault; legality is not checked here (the
-        match does it).
+        ``Reply.ms`` is read on this thread just before and after the call. Never raises
+        for a bot's fault; legality is not checked here (the match does it).
         """
-        request = codec.view_to_request(view, events, decision_number, time_left_ms, bank_left_ms, last_decision_ms)
+        request = codec.view_to_request(ask.view, ask.events, ask.number, ask.time_left_ms, ask.bank_left_ms, ask.last_decision_ms)
         render = partial(codec.request_json, request)  # evidence, rendered only when needed
         if self.plays_streams:
-            return self._play(view, request, render, deadline_s)
+            reply = self._play(ask, request, render)
+            if reply is not None:
+                return reply
         started = time.monotonic()
         try:
-            msg = self._decide(request, timeout=deadline_s)
+            msg = self._decide(request, timeout=ask.deadline_s)
         except ValueError as error:  # closed channel
             return Reply(None, "crash", f"cannot send: {error}", request, "", 0.0, render)
         except grpc.RpcError as error:
-            return _failed(error, deadline_s, (time.monotonic() - started) * 1000.0, request, render)
+            return _failed(error, ask.deadline_s, (time.monotonic() - started) * 1000.0, request, render)
         ms = (time.monotonic() - started) * 1000.0
         try:
-            action = codec.proto_to_action(msg, view)
+            action = codec.proto_to_action(msg, ask.view)
         except MalformedReply as error:
             return Reply(None, "malformed", str(error), request, codec.message_json(msg), ms, render)
         return Reply(action, None, "", request, str(action), ms, render)
 
-    def _play(self, view: SeatView, request: pb.DecisionRequest, render: Callable[[], str], deadline_s: float | None) -> Reply:
+    def _play(self, ask: DecisionAsk, request: pb.DecisionRequest, render: Callable[[], str]) -> Reply | None:
         """:meth:`decide_blocking` over the seat's ``Play`` stream, opened on its first
         decision and again after any fault on it (docs/protocol.md): the same faults, the
-        same evidence as a unary ``Decide``."""
+        same evidence as a unary ``Decide``. None when streams turned off (the gRPC layer
+        below the public API changed) before the request was sent: the caller asks by
+        ``Decide``."""
+        view = ask.view
         key = (view.game_id, view.seat)
         with self._streams_lock:
             stream = self._streams.get(key)
             if stream is None or stream.broken:
                 try:
-                    stream = self._streams[key] = PlayStream(self._stub)
+                    opened = _open_stream(self._stub)
                 except ValueError as error:  # closed channel
                     return Reply(None, "crash", f"cannot send: {error}", request, "", 0.0, render)
-        heard = stream.ask(request, deadline_s)
+                if opened is None:
+                    self.plays_streams = False
+                    return None
+                stream = self._streams[key] = opened
+        try:
+            heard = stream.ask(request, ask.deadline_s)
+        except PRIVATE_LAYER_ERRORS as error:  # a changed layer fails at a run's first ask: asked again by Decide
+            turn_streams_off(error)
+            self.plays_streams = False
+            with self._streams_lock:
+                self._streams.pop(key, None)
+            return None
         ms = (heard.ended_at - heard.started) * 1000.0
         if heard.expired:
-            return _timed_out(deadline_s, ms, request, render)
+            return _timed_out(ask.deadline_s, ms, request, render)
         if heard.error is not None:
-            reply = _failed(heard.error, deadline_s, ms, request, render)
+            reply = _failed(heard.error, ask.deadline_s, ms, request, render)
             if _status(heard.error)[0] is grpc.StatusCode.UNIMPLEMENTED:
                 reply = replace(reply, detail=f"{reply.detail}; its HelloReply sets plays_streams: implement Play, or leave plays_streams false")
             return reply
@@ -258,21 +304,10 @@ class BotClient:
         for stream in streams:
             stream.close()
 
-    async def decide(
-        self,
-        view: SeatView,
-        events: Sequence[Event],
-        decision_number: int,
-        time_left_ms: int,
-        bank_left_ms: int,
-        deadline_s: float | None,
-        last_decision_ms: float | None = None,
-    ) -> Reply:
+    async def decide(self, ask: DecisionAsk) -> Reply:
         """:meth:`decide_blocking` on one of the client's call threads, awaited in trio
         (check-bot, tests). Cancelling the waiting task abandons the call."""
-        done = await self._threads.run(
-            partial(self.decide_blocking, view, events, decision_number, time_left_ms, bank_left_ms, deadline_s, last_decision_ms)
-        )
+        done = await self._threads.run(partial(self.decide_blocking, ask))
         if done.error is not None:
             raise done.error
         assert done.value is not None

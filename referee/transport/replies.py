@@ -1,4 +1,5 @@
-"""What a bot answered, as the match sees it: :class:`Reply` and :class:`HelloInfo`.
+"""What the match asks a bot and what it answered: :class:`DecisionAsk`, :class:`Reply` and
+:class:`HelloInfo`.
 
 Pure data with no grpc or generated-code import, so ``referee.league.match`` may import it
 (pyproject.toml import-linter contracts); :mod:`referee.transport.client` builds them.
@@ -6,13 +7,13 @@ Pure data with no grpc or generated-code import, so ``referee.league.match`` may
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Literal
 
 from referee.game.timecontrol import Evidence
-from referee.game.views import Action
+from referee.game.views import Action, Event, SeatView
 
 TransportFault = Literal["timeout", "malformed", "crash"]
 
@@ -27,6 +28,29 @@ class HelloInfo:
     major: int
     minor: int
     streams: bool = False
+
+
+@dataclass(frozen=True)
+class DecisionAsk:
+    """One decision asked of one seat's bot (docs/design.md §4, §5): what every player
+    (a pooled bot, a bot's client, a person at the table) is given, on a unary ``Decide`` or
+    a ``Play`` stream alike.
+
+    ``view``: what the seat may know, with the legal actions; ``events``: the public events
+    since this seat's previous request; ``number``: the decision's number in the game (the
+    same when a decision is asked again); ``time_left_ms`` and ``bank_left_ms``: what the bot
+    is told (ms; 0 = no limit, no bank); ``deadline_s``: how long the referee waits, in s
+    (move + grace + bank left), None for no limit (the ``debug`` preset);
+    ``last_decision_ms``: the measured time of this seat's previous decision in the game, in
+    ms, None on its first."""
+
+    view: SeatView
+    events: Sequence[Event]
+    number: int
+    time_left_ms: int
+    bank_left_ms: int
+    deadline_s: float | None
+    last_decision_ms: float | None = None
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,10 @@ read as the answer to the next.
 Every stream's events are read to its end (its status), by the asker or, once closed or
 abandoned, by one process-wide reaper thread (:class:`_Reaper`): gRPC frees a call only
 then, and closing a channel waits for it.
+
+This module is imported on first use only (:mod:`referee.transport.client`): what it uses
+below gRPC's public API may be missing or changed in another grpcio release, and then the
+run goes on with unary ``Decide`` (:mod:`referee.transport.streamguard`).
 """
 
 from __future__ import annotations
@@ -37,10 +41,13 @@ from grpc import _common  # the status codes of gRPC's core, as grpc's own calls
 from grpc._cython import cygrpc  # type: ignore[attr-defined]  # the segregated call below gRPC's sync API (see the module doc)
 
 from referee._proto.knockout_whist.v1 import bot_pb2 as pb
+from referee._proto.knockout_whist.v1 import bot_pb2_grpc as pb_grpc
+from referee.transport.streamguard import PRIVATE_LAYER_ERRORS, turn_streams_off
 
 _FLAGS = 0
 _START, _META, _ASK, _CLOSE = "start", "meta", "ask", "close"  # the tags of a stream's batches
 CLOSE_WAIT_S = 1.0  # how long a closed stream waits for the bot to end its side before it is cancelled, s
+PRUNE_AT = 64  # disarmed deadlines kept in the heap before it is rebuilt without them (when they are also half of it)
 
 
 class StreamError(grpc.RpcError):
@@ -90,7 +97,9 @@ class _Deadlines:
 
     :meth:`arm` and :meth:`disarm` cost a heap push and a flag; the thread is woken only
     when a deadline earlier than the one it sleeps to is armed, so about once per deadline
-    period, not per decision. Disarmed entries are dropped when they reach the heap's top.
+    period, not per decision. Disarmed entries are dropped when they reach the heap's top,
+    and the heap is rebuilt without them once they are more than :data:`PRUNE_AT` and half
+    of it (as trio prunes its own deadlines), so it holds about the armed ones only.
     """
 
     def __init__(self) -> None:
@@ -98,6 +107,7 @@ class _Deadlines:
         self._heap: list[tuple[float, int, _Deadline]] = []  # (due, monotonic s; order; the deadline)
         self._order = itertools.count()
         self._sleep_until: float | None = None  # what the thread waits for; None: no deadline
+        self._stale = 0  # disarmed entries still in the heap
         self._thread: threading.Thread | None = None
 
     def arm(self, due: float, stream: PlayStream) -> _Deadline:
@@ -116,14 +126,27 @@ class _Deadlines:
         """Forget ``deadline``; True when it had already fired (its stream is cancelled)."""
         with self._cond:
             fired = deadline.state == "fired"
+            if deadline.state == "armed":
+                self._stale += 1
+                if self._stale > PRUNE_AT and 2 * self._stale > len(self._heap):
+                    self._heap = [entry for entry in self._heap if entry[2] is not deadline and entry[2].state == "armed"]
+                    heapq.heapify(self._heap)
+                    self._stale = 0
             deadline.state = "off"
             return fired
+
+    @property
+    def pending(self) -> int:
+        """Entries in the heap, armed or not yet pruned (tests)."""
+        with self._cond:
+            return len(self._heap)
 
     def _run(self) -> None:
         with self._cond:
             while True:
                 while self._heap and self._heap[0][2].state != "armed":
                     heapq.heappop(self._heap)
+                    self._stale -= 1
                 if not self._heap:
                     self._sleep_until = None
                     self._cond.wait()
@@ -136,7 +159,10 @@ class _Deadlines:
                     continue
                 heapq.heappop(self._heap)
                 deadline.state = "fired"
-                deadline.stream._expire()
+                try:
+                    deadline.stream._expire()
+                except PRIVATE_LAYER_ERRORS as error:  # the layer changed: no stream is opened after this
+                    turn_streams_off(error)
 
 
 class _Reaper:
@@ -163,7 +189,10 @@ class _Reaper:
     def _run(self) -> None:
         while True:
             stream, token = self._queue.get()
-            stream._drain()
+            try:
+                stream._drain()
+            except PRIVATE_LAYER_ERRORS as error:  # the layer changed: no stream is opened after this
+                turn_streams_off(error)
             _DEADLINES.disarm(token)
 
 
@@ -174,7 +203,9 @@ _REAPER = _Reaper()
 class PlayStream:
     """One open ``Play`` stream of one seat of one game; ``stub`` the bot's stub. One
     decision at a time, asked by one thread at a time (the match asks a seat's decisions
-    in turn). Raises ``ValueError`` when the channel is closed."""
+    in turn). Raises ``ValueError`` when the channel is closed, and one of
+    :data:`~referee.transport.streamguard.PRIVATE_LAYER_ERRORS` when gRPC's layer below its
+    public API is not what this class uses (the caller then asks by ``Decide``)."""
 
     def __init__(self, stub: Any) -> None:
         play = stub.Play  # grpc's stream-stream multi-callable: its channel, method and context
@@ -204,10 +235,15 @@ class PlayStream:
         """Send ``request`` and wait for its answer, up to ``deadline_s`` seconds (None: no
         limit), blocking the calling thread. Never raises for the bot's behaviour."""
         started = time.monotonic()
-        token = None if deadline_s is None else _DEADLINES.arm(started + deadline_s, self)
         operations = (cygrpc.SendMessageOperation(request.SerializeToString(), _FLAGS), cygrpc.ReceiveMessageOperation(_FLAGS))
+        token = None if deadline_s is None else _DEADLINES.arm(started + deadline_s, self)
         with self._lock:
-            asked = self._status is None and self._call.operate(operations, _ASK)
+            try:
+                asked = self._status is None and self._call.operate(operations, _ASK)
+            except PRIVATE_LAYER_ERRORS:
+                if token is not None:
+                    _DEADLINES.disarm(token)
+                raise
             self._pending += 1 if asked else 0
             self._asking = True
         message: bytes | None = None
@@ -289,3 +325,24 @@ class PlayStream:
             self._to_reaper = True
         else:
             _REAPER.take(self)
+
+
+def self_check() -> None:
+    """Use, once, everything this module takes from below gRPC's public API, on a stream to
+    nowhere: open it on a channel to a socket that does not exist, hand it an ask and a
+    close, cancel it and read it to its end. No bot is involved. Raises one of
+    :data:`~referee.transport.streamguard.PRIVATE_LAYER_ERRORS` when that layer is missing
+    or has changed (the referee then asks every bot by ``Decide``)."""
+    channel = grpc.insecure_channel("unix:/nonexistent/kwhist-stream-check.sock")
+    try:
+        stream = PlayStream(pb_grpc.KnockoutWhistBotStub(channel))
+        operations = (cygrpc.SendMessageOperation(b"", _FLAGS), cygrpc.ReceiveMessageOperation(_FLAGS))
+        with stream._lock:
+            stream._pending += 1 if stream._call.operate(operations, _ASK) else 0
+            stream._pending += 1 if stream._call.operate((cygrpc.SendCloseFromClientOperation(_FLAGS),), _CLOSE) else 0
+            stream._call.cancel(cygrpc.StatusCode.cancelled, "the referee's check of its stream client")
+        stream._drain()
+        if stream._status is None:
+            raise AttributeError("a cancelled stream reported no status")
+    finally:
+        channel.close()

@@ -15,7 +15,7 @@ import trio
 import referee
 from referee.botkit.helpers import beats, trick_winner
 from referee.game.views import Pass, Play
-from referee.transport.client import BotClient, Reply
+from referee.transport.client import BotClient, DecisionAsk, Reply
 from tests.conftest import run_referee
 from tests.crosslang.helpers import GO_BOT, start_go
 from tests.crosslang.test_sample_bots import dog_views, hello
@@ -59,7 +59,7 @@ def test_a_go_dog_plays_only_on_a_trick_its_card_takes(bots: BotLauncher) -> Non
     async def main() -> list[Reply]:
         client, _ = await connect(bot)
         try:
-            return [await client.decide(view, [], number, 1000, 0, 10.0) for number, view in enumerate(views)]
+            return [await client.decide(DecisionAsk(view, [], number, 1000, 0, 10.0)) for number, view in enumerate(views)]
         finally:
             client.close()
 

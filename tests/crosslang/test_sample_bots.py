@@ -16,7 +16,7 @@ from referee.botkit.helpers import beats, trick_winner
 from referee.game.engine import Game
 from referee.game.rules import Rules
 from referee.game.views import Pass, Play, SeatView
-from referee.transport.client import BotClient, HelloInfo, Reply
+from referee.transport.client import BotClient, DecisionAsk, HelloInfo, Reply
 from tests.crosslang.helpers import PROTO, start_cpp, start_node
 from tests.transport.helpers import SAMPLES, BotLauncher, RunningBot
 from tests.transport.test_client import connect, play_game_over_grpc
@@ -100,7 +100,7 @@ def test_a_dog_plays_only_on_a_trick_its_card_takes(bots: BotLauncher, language:
     async def main() -> list[Reply]:
         client, _ = await connect(bot)
         try:
-            return [await client.decide(view, [], number, 1000, 0, 10.0) for number, view in enumerate(views)]
+            return [await client.decide(DecisionAsk(view, [], number, 1000, 0, 10.0)) for number, view in enumerate(views)]
         finally:
             client.close()
 

@@ -24,7 +24,7 @@ from referee.game.rules import Rules
 from referee.game.timecontrol import TimeControl
 from referee.game.views import Action, ChooseTrump, DecisionKind, Event, Play, SeatView
 from referee.league.match import Player, play_match
-from referee.transport.replies import Reply
+from referee.transport.replies import DecisionAsk, Reply
 
 TIME = TimeControl(move_ms=200, grace_ms=50, bank_ms=600)
 SEATS = 4
@@ -105,17 +105,15 @@ class Bot:
     crashed: bool = False
     seen: list[int] = field(default_factory=list)
 
-    def decide(
-        self, view: SeatView, events: Sequence[Event], decision_number: int, time_left_ms: int, bank_left_ms: int, deadline_s: float | None,
-        last_decision_ms: float | None = None,
-    ) -> Reply:
-        self.seen.append(bank_left_ms)
+    def decide(self, ask: DecisionAsk) -> Reply:
+        view = ask.view
+        self.seen.append(ask.bank_left_ms)
         action = self.strategy(view, self.rng)
         inject = self.schedule(view, self.rng, self.faults) if self.schedule is not None else False
         if self.kind is not None and inject:
             self.faults += 1
             self.crashed = self.kind == "crash"
-            return faulty_reply(self.kind, view, action, deadline_s)
+            return faulty_reply(self.kind, view, action, ask.deadline_s)
         return Reply(action, None, "", b"", str(action), 1.0)
 
     def exit_detail(self) -> str | None:
@@ -209,11 +207,8 @@ def test_a_late_answer_is_a_timeout_whatever_it_holds_and_spends_the_bank() -> N
 
     @dataclass
     class Slow(Bot):
-        def decide(
-            self, view: SeatView, events: Sequence[Event], decision_number: int, time_left_ms: int, bank_left_ms: int, deadline_s: float | None,
-        last_decision_ms: float | None = None,
-        ) -> Reply:
-            self.seen.append(bank_left_ms)
+        def decide(self, ask: DecisionAsk) -> Reply:
+            self.seen.append(ask.bank_left_ms)
             return Reply(None, "malformed", "no action set", b"", "{}", 450.0)
 
     slow = Slow("slow", uniform, rng)

@@ -20,7 +20,7 @@ from referee.game.views import Event, SeatView
 from referee.league.lateness import Heartbeat
 from referee.league.match import MatchResult, play_match
 from referee.sandbox.cputime import TaskClock
-from referee.transport.replies import Reply
+from referee.transport.replies import DecisionAsk, Reply
 
 CONTROL = TimeControl(move_ms=1000, grace_ms=100)
 MACHINE = Evidence(referee_late_ms=900.0, bot_wait_ms=100.0, bot_cpu_ms=2.0)  # 1,000 ms were the machine's
@@ -75,17 +75,14 @@ class Scripted:
     late: list[Evidence] = field(default_factory=list)
     asked: list[tuple[int, tuple[Event, ...], int]] = field(default_factory=list)  # decision, events, time_left
 
-    def decide(
-        self, view: SeatView, events: Sequence[Event], decision_number: int, time_left_ms: int, bank_left_ms: int,
-        deadline_s: float | None, last_decision_ms: float | None = None,
-    ) -> Reply:  # fmt: skip
-        self.asked.append((decision_number, tuple(events), time_left_ms))
+    def decide(self, asked: DecisionAsk) -> Reply:
+        self.asked.append((asked.number, tuple(asked.events), asked.time_left_ms))
         numbers = list(dict.fromkeys(number for number, _, _ in self.asked))
-        ask = sum(1 for number, _, _ in self.asked if number == decision_number) - 1
+        ask = sum(1 for number, _, _ in self.asked if number == asked.number) - 1
         if len(numbers) == 2 and ask < len(self.late):
             evidence = self.late[ask]
             return Reply(None, "timeout", "deadline of 300 ms exceeded", None, "DEADLINE_EXCEEDED", 320.0, evidence=evidence)
-        return Reply(view.legal[0], None, "", None, str(view.legal[0]), 1.0)
+        return Reply(asked.view.legal[0], None, "", None, str(asked.view.legal[0]), 1.0)
 
     def second_decision(self) -> list[tuple[int, tuple[Event, ...], int]]:
         numbers = list(dict.fromkeys(number for number, _, _ in self.asked))

@@ -24,7 +24,7 @@ from referee.game.views import Event, SeatView
 from referee.league.match import MatchResult, play_match
 from referee.league.pool import BotEntry, BotPool, Lease
 from referee.sandbox import SandboxSettings, resolve_mode
-from referee.transport.replies import Reply
+from referee.transport.replies import DecisionAsk, Reply
 from tests.conftest import on_path
 from tests.faults.helpers import BOTS, RANDOM, STARTUP_MS, run_league
 
@@ -48,12 +48,9 @@ class Recorder:
     def name(self) -> str:
         return self.lease.name
 
-    def decide(
-        self, view: SeatView, events: Sequence[Event], decision_number: int, time_left_ms: int, bank_left_ms: int, deadline_s: float | None,
-        last_decision_ms: float | None = None,
-    ) -> Reply:
-        reply = self.lease.decide(view, events, decision_number, time_left_ms, bank_left_ms, deadline_s, last_decision_ms)
-        self.told.append(Told(time_left_ms, bank_left_ms, deadline_s, reply))
+    def decide(self, ask: DecisionAsk) -> Reply:
+        reply = self.lease.decide(ask)
+        self.told.append(Told(ask.time_left_ms, ask.bank_left_ms, ask.deadline_s, reply))
         return reply
 
     def exit_detail(self) -> str | None:

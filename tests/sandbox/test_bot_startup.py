@@ -17,7 +17,7 @@ import trio
 from referee.sandbox import SandboxSettings, launch
 from referee.sandbox.bwrap import SLOT_UIDS
 from referee.transport import codec
-from referee.transport.client import BotClient
+from referee.transport.client import BotClient, DecisionAsk
 from tests.conftest import REPO
 from tests.sandbox import runtime
 from tests.sandbox.helpers import next_slot, uids_of
@@ -93,7 +93,7 @@ def test_the_sample_bot_answers_hello_and_a_decision(mode: str, run_dir: Path, r
         try:
             info = await client.hello(60)
             assert info.name == "random"
-            reply = await client.decide(hand_view(), [], 0, 0, 0, 60)
+            reply = await client.decide(DecisionAsk(hand_view(), [], 0, 0, 0, 60))
             assert reply.fault is None, reply.detail
             return reply.answer
         finally:

@@ -12,7 +12,7 @@ from referee.botkit import Bot, GameSummary, SeatView, listen_address, start
 from referee.botkit.server import offers_streams
 from referee.game.cards import Card, parse_card
 from referee.game.views import CardPlayed, Event, Pass, TrickWon
-from referee.transport.client import BotClient, Reply
+from referee.transport.client import BotClient, DecisionAsk, Reply
 from tests.transport.helpers import hand_view
 
 
@@ -79,9 +79,9 @@ def test_a_kit_bot_gets_events_answers_and_hears_the_result(served: tuple[Record
             info = await client.hello(30)
             assert (info.name, info.author, info.streams) == ("recorder", "tests", streams)
             assert client.plays_streams is streams
-            played = await client.decide(hand_view(game_id="g"), events, 0, 250, 100, 10)
-            passed = await client.decide(hand_view(game_id="pass"), [], 1, 250, 100, 10, last_decision_ms=41.7)
-            junk = await client.decide(hand_view(game_id="junk"), [], 2, 250, 100, 10)
+            played = await client.decide(DecisionAsk(hand_view(game_id="g"), events, 0, 250, 100, 10))
+            passed = await client.decide(DecisionAsk(hand_view(game_id="pass"), [], 1, 250, 100, 10, last_decision_ms=41.7))
+            junk = await client.decide(DecisionAsk(hand_view(game_id="junk"), [], 2, 250, 100, 10))
             over = await client.game_over("g", 1, [2, 1, 3], None, 10, (False, True, False), (0, 2, 0))
             return played, passed, junk, over
         finally:

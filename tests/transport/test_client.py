@@ -19,7 +19,7 @@ from referee.game.engine import Game
 from referee.game.rules import Rules
 from referee.game.views import Action, DecisionKind, Play
 from referee.transport import HelloError, ProtocolMismatch
-from referee.transport.client import BotClient, HelloInfo, Reply
+from referee.transport.client import BotClient, DecisionAsk, HelloInfo, Reply
 from tests.transport.helpers import BOTS, HELLO_TIMEOUT_S, SAMPLES, BotLauncher, RunningBot, hand_view
 
 T = TypeVar("T")
@@ -42,7 +42,7 @@ async def connect(bot: RunningBot) -> tuple[BotClient, HelloInfo]:
 async def ask(bot: RunningBot, game_id: str, kind: DecisionKind = DecisionKind.PLAY, deadline_s: float | None = 10.0) -> Reply:
     client, _ = await connect(bot)
     try:
-        return await client.decide(hand_view(kind, game_id=game_id), [], 3, 250, 0, deadline_s)
+        return await client.decide(DecisionAsk(hand_view(kind, game_id=game_id), [], 3, 250, 0, deadline_s))
     finally:
         client.close()
 
@@ -57,8 +57,8 @@ def test_sample_bot_says_hello_and_answers_legally(bots: BotLauncher, script: st
     async def main() -> tuple[HelloInfo, Reply, Reply, str | None]:
         client, info = await connect(bot)
         try:
-            play = await client.decide(hand_view(DecisionKind.PLAY), [], 0, 250, 0, 10.0)
-            trump = await client.decide(hand_view(DecisionKind.CHOOSE_TRUMP), [], 1, 250, 0, 10.0)
+            play = await client.decide(DecisionAsk(hand_view(DecisionKind.PLAY), [], 0, 250, 0, 10.0))
+            trump = await client.decide(DecisionAsk(hand_view(DecisionKind.CHOOSE_TRUMP), [], 1, 250, 0, 10.0))
             over = await client.game_over("g1", 1, [2, 1, 3], 1, 10.0)
             return info, play, trump, over
         finally:
@@ -87,7 +87,7 @@ def play_game_over_grpc(clients: list[BotClient], seed: int) -> list[Action]:
             view = game.view(seat)
             events = game.events[sent[seat] :]
             sent[seat] = len(game.events)
-            reply = await clients[seat].decide(view, events, len(played), 1000, 0, 10.0)
+            reply = await clients[seat].decide(DecisionAsk(view, events, len(played), 1000, 0, 10.0))
             assert reply.fault is None, reply
             assert reply.action in view.legal, (reply.action, view.legal)
             game.apply(seat, reply.action)
@@ -141,13 +141,13 @@ def test_a_stream_serves_a_seat_until_its_game_ends(bots: BotLauncher) -> None:
         client, info = await connect(bot)
         assert info.streams
         try:
-            replies = [await client.decide(hand_view(game_id="g1"), [], number, 250, 0, 10.0) for number in (3, 7, 9)]
+            replies = [await client.decide(DecisionAsk(hand_view(game_id="g1"), [], number, 250, 0, 10.0)) for number in (3, 7, 9)]
             client.end_play("g1", 1)
             with trio.fail_after(HELLO_TIMEOUT_S):
                 while "Play ended g1" not in bot.output():
                     await trio.sleep(0.05)
             ends.append(bot.output().count("Play ended g1"))
-            replies.append(await client.decide(hand_view(game_id="g1"), [], 11, 250, 0, 10.0))  # a new stream
+            replies.append(await client.decide(DecisionAsk(hand_view(game_id="g1"), [], 11, 250, 0, 10.0)))  # a new stream
             return replies
         finally:
             client.close()
@@ -163,9 +163,9 @@ def test_a_bot_that_keeps_its_side_of_an_ended_stream_open_holds_nothing_up(bots
     async def main() -> list[Reply]:
         client, _ = await connect(bot)
         try:
-            first = await client.decide(hand_view(game_id="g1"), [], 3, 250, 0, 10.0)
+            first = await client.decide(DecisionAsk(hand_view(game_id="g1"), [], 3, 250, 0, 10.0))
             client.end_play("g1", 1)  # the bot never ends its side: the referee cancels it in the end
-            second = await client.decide(hand_view(game_id="g2"), [], 4, 250, 0, 10.0)
+            second = await client.decide(DecisionAsk(hand_view(game_id="g2"), [], 4, 250, 0, 10.0))
             return [first, second]
         finally:
             client.close()  # returns: what the bot keeps open is cancelled, not waited for
@@ -218,7 +218,7 @@ def test_a_killed_bot_is_a_crash(bots: BotLauncher) -> None:
         try:
             bot.process.send_signal(signal.SIGKILL)
             await trio.to_thread.run_sync(bot.process.wait)
-            return await client.decide(hand_view(), [], 0, 250, 0, 5.0)
+            return await client.decide(DecisionAsk(hand_view(), [], 0, 250, 0, 5.0))
         finally:
             client.close()
 
@@ -233,8 +233,8 @@ def test_an_exception_in_a_kit_bot_is_malformed_and_the_bot_keeps_serving(bots: 
     async def main() -> tuple[Reply, Reply]:
         client, _ = await connect(bot)
         try:
-            boom = await client.decide(hand_view(game_id="boom"), [], 0, 250, 0, 10.0)
-            fine = await client.decide(hand_view(game_id="fine"), [], 1, 250, 0, 10.0)
+            boom = await client.decide(DecisionAsk(hand_view(game_id="boom"), [], 0, 250, 0, 10.0))
+            fine = await client.decide(DecisionAsk(hand_view(game_id="fine"), [], 1, 250, 0, 10.0))
             return boom, fine
         finally:
             client.close()
@@ -253,8 +253,8 @@ def test_cancelling_a_decision_leaves_the_client_usable(bots: BotLauncher, path:
         client, _ = await connect(bot)
         try:
             with trio.move_on_after(0.2) as scope:
-                await client.decide(hand_view(game_id="sleep"), [], 0, 0, 0, None)  # no deadline
-            after = await client.decide(hand_view(game_id="ok"), [], 1, 250, 0, 10.0)
+                await client.decide(DecisionAsk(hand_view(game_id="sleep"), [], 0, 0, 0, None))  # no deadline
+            after = await client.decide(DecisionAsk(hand_view(game_id="ok"), [], 1, 250, 0, 10.0))
             return scope.cancelled_caught, after
         finally:
             client.close()

@@ -14,7 +14,7 @@ from referee.game.timecontrol import TimeControl
 from referee.game.views import DecisionKind, Event, SeatStatus, SeatView, fallback_action
 from referee.league.match import play_match
 from referee.transport.codec import request_to_view, view_to_request
-from referee.transport.replies import Reply
+from referee.transport.replies import DecisionAsk, Reply
 
 
 @dataclass
@@ -25,12 +25,9 @@ class Timed:
     name: str = "timed"
     told: list[float | None] = field(default_factory=list)
 
-    def decide(
-        self, view: SeatView, events: Sequence[Event], decision_number: int, time_left_ms: int, bank_left_ms: int,
-        deadline_s: float | None, last_decision_ms: float | None = None,
-    ) -> Reply:
-        self.told.append(last_decision_ms)
-        return Reply(fallback_action(view), None, "", None, "", ms=10.0 * len(self.told))
+    def decide(self, ask: DecisionAsk) -> Reply:
+        self.told.append(ask.last_decision_ms)
+        return Reply(fallback_action(ask.view), None, "", None, "", ms=10.0 * len(self.told))
 
     def exit_detail(self) -> str | None:
         return None
