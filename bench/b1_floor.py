@@ -17,7 +17,6 @@ import struct
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import common
 from common import Figure

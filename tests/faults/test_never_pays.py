@@ -22,7 +22,7 @@ from referee.game.engine import Game
 from referee.game.faults import FaultPolicy
 from referee.game.rules import Rules
 from referee.game.timecontrol import TimeControl
-from referee.game.views import Action, ChooseTrump, DecisionKind, Event, Play, SeatView
+from referee.game.views import Action, ChooseTrump, DecisionKind, Play, SeatView
 from referee.league.match import Player, play_match
 from referee.transport.replies import DecisionAsk, Reply
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import pytest
@@ -16,7 +15,7 @@ from referee.game.engine import Game
 from referee.game.faults import FaultPolicy
 from referee.game.rules import Rules
 from referee.game.timecontrol import MAX_ASKS, Evidence, TimeControl
-from referee.game.views import Event, SeatView
+from referee.game.views import Event
 from referee.league.lateness import Heartbeat
 from referee.league.match import MatchResult, play_match
 from referee.sandbox.cputime import TaskClock

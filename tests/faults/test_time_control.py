@@ -20,7 +20,6 @@ from referee.game.engine import Game
 from referee.game.faults import FaultPolicy
 from referee.game.rules import Rules
 from referee.game.timecontrol import TimeControl
-from referee.game.views import Event, SeatView
 from referee.league.match import MatchResult, play_match
 from referee.league.pool import BotEntry, BotPool, Lease
 from referee.sandbox import SandboxSettings, resolve_mode

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from referee._proto.knockout_whist.v1 import bot_pb2 as pb
@@ -11,7 +10,7 @@ from referee.game.engine import Game
 from referee.game.faults import FaultPolicy
 from referee.game.rules import Rules
 from referee.game.timecontrol import TimeControl
-from referee.game.views import DecisionKind, Event, SeatStatus, SeatView, fallback_action
+from referee.game.views import DecisionKind, SeatStatus, fallback_action
 from referee.league.match import play_match
 from referee.transport.codec import request_to_view, view_to_request
 from referee.transport.replies import DecisionAsk, Reply
