@@ -11,6 +11,12 @@ It builds requests from a :class:`referee.game.views.SeatView` alone and never i
 ``referee.game.engine`` (docs/design.md §3).
 """
 
-from referee.transport.errors import HelloError, MalformedReply, ProtocolMismatch
+import os
+
+# Before any submodule imports grpc: gRPC logs at INFO level about fork() while bot processes
+# start (and the bots inherit the setting); users need only its errors.
+os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
+
+from referee.transport.errors import HelloError, MalformedReply, ProtocolMismatch  # noqa: E402 (after the setting)
 
 __all__ = ["HelloError", "MalformedReply", "ProtocolMismatch"]
