@@ -20,7 +20,7 @@ from bisect import bisect_left
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from operator import itemgetter
-from typing import Any
+from typing import Any, NamedTuple
 
 from referee.errors import ConfigError, IllegalAction
 from referee.game.cards import CARDS, Card, Suit
@@ -86,6 +86,28 @@ class RoundRecord:
     hand_size: int
     deck: tuple[Card, ...]  # the 52-card order this round was dealt from
     hands: tuple[tuple[Card, ...], ...]  # per seat as dealt (empty for seats out)
+    turn_up: Card | None
+    trump: Suit | None
+    no_trump: bool
+    trump_chooser: int | None
+    tricks: tuple[Trick, ...]
+    tricks_won: tuple[int, ...]
+    knocked_out: tuple[int, ...]
+    dogs: tuple[int, ...]
+    forfeited: tuple[int, ...]
+
+
+class _RoundSnapshot(NamedTuple):
+    """A round's facts as the engine holds them, taken once a round (and for
+    :attr:`Game.rounds` while the round goes on); :func:`_to_record` makes the RoundRecord
+    when the rounds are read. RoundRecord's fields, but ``deck`` as positions in canonical
+    order and the seats' ``status`` in place of ``hands`` (dealt again from the deck)."""
+
+    round_number: int
+    dealer: int
+    hand_size: int
+    deck: list[int]  # CARDS[position], in deal order; a new list each round, never changed
+    status: tuple[SeatStatus, ...]  # this round's: who was dealt a hand, who a dog's card
     turn_up: Card | None
     trump: Suit | None
     no_trump: bool
@@ -578,36 +600,43 @@ class Game:
         self, knocked_out: tuple[int, ...], dogs: tuple[int, ...], forfeited: tuple[int, ...]
     ) -> _RoundSnapshot:
         """The current round's facts, cheap to take; made a RoundRecord on demand."""
-        return (
-            self._round,
-            self._dealer,
-            self._hand_size,
-            self._deck,
-            self._round_status,
-            self._turn_up,
-            self._trump,
-            self._no_trump,
-            self._chooser,
-            self._completed,
-            self._tricks_won_now,
-            knocked_out,
-            dogs,
-            forfeited,
+        return _RoundSnapshot(
+            round_number=self._round,
+            dealer=self._dealer,
+            hand_size=self._hand_size,
+            deck=self._deck,
+            status=self._round_status,
+            turn_up=self._turn_up,
+            trump=self._trump,
+            no_trump=self._no_trump,
+            trump_chooser=self._chooser,
+            tricks=self._completed,
+            tricks_won=self._tricks_won_now,
+            knocked_out=knocked_out,
+            dogs=dogs,
+            forfeited=forfeited,
         )
 
 
-_RoundSnapshot = tuple[Any, ...]
-"""RoundRecord's fields in order, except ``deck`` (positions in canonical order) and
-``hands`` (the seats' status this round: the hands are dealt again from the deck)."""
-
-
 def _to_record(snapshot: _RoundSnapshot) -> RoundRecord:
-    fields = list(snapshot)
-    deck, status = fields[3], fields[4]
-    hands, _ = deal_positions(deck, fields[1], status, fields[2])
-    fields[3] = itemgetter(*deck)(CARDS)
-    fields[4] = tuple(tuple(CARDS[position] for position in hand) for hand in hands)
-    return RoundRecord(*fields)
+    """The RoundRecord of a snapshot: its deck as cards, its hands dealt again from the deck."""
+    hands, _ = deal_positions(snapshot.deck, snapshot.dealer, snapshot.status, snapshot.hand_size)
+    return RoundRecord(
+        round_number=snapshot.round_number,
+        dealer=snapshot.dealer,
+        hand_size=snapshot.hand_size,
+        deck=itemgetter(*snapshot.deck)(CARDS),
+        hands=tuple(tuple(CARDS[position] for position in hand) for hand in hands),
+        turn_up=snapshot.turn_up,
+        trump=snapshot.trump,
+        no_trump=snapshot.no_trump,
+        trump_chooser=snapshot.trump_chooser,
+        tricks=snapshot.tricks,
+        tricks_won=snapshot.tricks_won,
+        knocked_out=snapshot.knocked_out,
+        dogs=snapshot.dogs,
+        forfeited=snapshot.forfeited,
+    )
 
 
 def _hide_face_down(trick: Trick, seat: int) -> Trick:
