@@ -7,8 +7,10 @@
   thread that feeds it (for a bot whose Hello reply sets ``plays_streams``).
 - :mod:`referee.transport.protogen` — ``make proto``.
 
-It builds requests from a :class:`referee.game.views.SeatView` alone and never imports
-``referee.game.engine`` (docs/design.md §3).
+It builds requests from a :class:`referee.game.views.SeatView` alone (docs/design.md §3): it
+imports the game's public types (views, cards, rules, time control), errors, grpc and the
+generated code; never the game's engine, dealing, round ends, game log or records (an
+import-linter contract), nor a wing above it.
 """
 
 import os
