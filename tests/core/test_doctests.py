@@ -1,9 +1,7 @@
 """The examples in the docstrings of the pure core (``referee.game``, ``referee.standings``)
-run and show what they say: a broken example fails the suite.
-
-Every module of the two packages is run, with ``ELLIPSIS`` (``...`` in an expected line
-matches anything) and ``NORMALIZE_WHITESPACE``; the functions a reader calls first must
-keep an example."""
+run and show what they say: a broken example fails the suite. Every module of the two
+packages is run (imported by name, as ``doctest.testmod`` would), with doctest's default
+options; the functions a reader calls first must keep an example."""
 
 from __future__ import annotations
 
@@ -21,10 +19,8 @@ PACKAGES = (referee.game, referee.standings)
 MODULES = sorted(
     info.name for package in PACKAGES for info in pkgutil.iter_modules(package.__path__, package.__name__ + ".")
 )
-FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 
-# The public API a reader meets first: each of these shows an example (a doctest of its own,
-# or of its class or module).
+# The public API a reader meets first: each of these has an example in its own docstring.
 SHOWN = [
     "referee.game.cards.parse_card",
     "referee.game.cards.parse_cards",
@@ -60,7 +56,7 @@ def _examples(module: ModuleType) -> list[doctest.DocTest]:
 
 @pytest.mark.parametrize("name", MODULES)
 def test_the_examples_hold(name: str) -> None:
-    runner = doctest.DocTestRunner(optionflags=FLAGS)
+    runner = doctest.DocTestRunner()
     report: list[str] = []
     for test in _examples(importlib.import_module(name)):
         runner.run(test, out=report.append)
