@@ -3,8 +3,8 @@ to its first answered ``Hello``, started by ``referee.sandbox.launch`` plain (mo
 ``none``) and sandboxed (``bwrap`` where bubblewrap runs here, and ``rlimits``), next
 to the import baseline: ``python -c "import grpc"`` and the same plus the generated
 stubs, from spawn to exit. Also the instant bot (grpc and the stubs, no bot kit), and,
-plain, the sample bot's first decision asked right after Hello (the bot kit loads its
-decoding in the background once it listens: this is when the bot is really ready).
+plain, the sample bot's first decision asked right after Hello (when the bot is ready to
+play, not only to greet).
 """
 
 from __future__ import annotations

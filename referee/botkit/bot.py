@@ -8,11 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # loaded with the first decision, not at start (see referee.botkit.server)
-    from referee.game.cards import Card, Suit
-    from referee.game.views import Event, SeatView
+from referee.game.cards import Card, Suit
+from referee.game.views import Event, SeatView
 
 
 @dataclass(frozen=True)
@@ -51,8 +49,6 @@ class Bot:
     def choose_trump(self, view: SeatView) -> Suit | None:
         """Return the trump suit for this round (rules.md R8), or None for no trump (only
         when ``view.rules.allow_no_trump``). Default: the suit held most, ties by suit order."""
-        from referee.game.cards import Suit  # loaded by then: the view is made of cards
-
         return max(Suit, key=lambda suit: (sum(card.suit is suit for card in view.hand), -suit.value))
 
     def observe(self, view: SeatView, events: Sequence[Event]) -> None:

@@ -1,10 +1,5 @@
 """One decision on the bot's side: the request becomes a :class:`SeatView` (by
 ``referee.transport.decode``), the bot is asked, its answer becomes an ``Action`` message.
-
-This is the part of the kit that needs the game's types (``referee.game.views``, ``cards``,
-``rules``) and the request decoder; :mod:`referee.botkit.server` loads it in the
-background once the bot listens, so that a bot answers Hello without waiting for it
-(docs/design.md §4).
 """
 
 from __future__ import annotations

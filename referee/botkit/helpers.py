@@ -1,38 +1,25 @@
 """Small pure helpers for bot authors: what is legal, who is winning the trick, which
 cards are still unseen. They read a :class:`SeatView` only.
-
-The game's types are imported inside the functions, not at the top, so that importing the
-helpers does not load them before the bot serves (see :mod:`referee.botkit.server`); by the
-time a helper runs, the view it is given has loaded them.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from referee.game.cards import Card, Suit
-    from referee.game.views import SeatView, Trick
+from referee.game.cards import CARDS, Card, Suit
+from referee.game.views import ChooseTrump, Pass, Play, SeatView, Trick
 
 
 def legal_cards(view: SeatView) -> list[Card]:
     """The cards this seat may play now, in ``view.legal`` order (empty when trump is asked)."""
-    from referee.game.views import Play
-
     return [action.card for action in view.legal if isinstance(action, Play)]
 
 
 def can_pass(view: SeatView) -> bool:
     """True when passing is legal: this seat is a dog and it is not the last trick (rules.md R18)."""
-    from referee.game.views import Pass
-
     return any(isinstance(action, Pass) for action in view.legal)
 
 
 def legal_suits(view: SeatView) -> list[Suit | None]:
     """The trump choices offered (rules.md R8); None stands for no trump."""
-    from referee.game.views import ChooseTrump
-
     return [action.suit for action in view.legal if isinstance(action, ChooseTrump)]
 
 
@@ -61,8 +48,6 @@ def trick_winner(trick: Trick | None, trump: Suit | None) -> tuple[int, Card] | 
 def unseen_cards(view: SeatView) -> set[Card]:
     """Cards that are not in this hand, not played this round and not the turn-up: other
     players may hold them, or they were not dealt."""
-    from referee.game.cards import CARDS
-
     seen = set(view.hand)
     if view.turn_up is not None:
         seen.add(view.turn_up)

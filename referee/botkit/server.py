@@ -8,17 +8,10 @@ asks each seat's decisions over one ``Play`` stream per game (protocol 1.1); wit
 exception in the bot's code does not stop the server: that one call (on a stream, that
 stream) is answered with gRPC status INTERNAL naming the exception (the referee records a
 ``malformed`` fault) and the traceback goes to stderr.
-
-Start-up: this module imports only what serving needs (grpc, the generated stubs, the
-:class:`Bot` base). The decoding of requests (:mod:`referee.botkit.decide`: the codec and
-the game's types, ~20-40 ms of imports) is loaded by a background thread as soon as the
-server listens, while the referee connects and says Hello; a decision that comes before it
-is done waits for it.
 """
 
 from __future__ import annotations
 
-import importlib
 import os
 import signal
 import sys
@@ -28,7 +21,6 @@ from collections.abc import Callable, Iterator, Sequence
 from functools import partial
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager, nullcontext
-from types import ModuleType
 from typing import Any, TypeVar
 
 import grpc
@@ -37,6 +29,7 @@ import referee
 from referee._proto.knockout_whist.v1 import bot_pb2 as pb
 from referee._proto.knockout_whist.v1 import bot_pb2_grpc as pb_grpc
 from referee.botkit.bot import Bot, GameSummary
+from referee.botkit.decide import decide
 
 ENV_LISTEN = "KWHIST_LISTEN"
 UNARY_FLAG = "--unary"  # on the bot's command line: offer only unary Decide, no Play streams
@@ -58,45 +51,6 @@ def listen_address(argv: Sequence[str] | None = None, environ: dict[str, str] | 
     if not address:
         raise SystemExit(f"no address to serve on: set {ENV_LISTEN}=unix:/path/bot.sock (or 127.0.0.1:50051), or pass --listen ADDR")
     return address
-
-
-DECIDE_MODULE = "referee.botkit.decide"
-WARM_UP_SWITCH_S = 0.0005  # the GIL switch interval while loading in the background (s)
-
-
-_decide_module: ModuleType | None = None
-
-
-def _decider() -> ModuleType:
-    """:mod:`referee.botkit.decide`, imported on first use; while the background thread is
-    still importing it, this waits for that import to finish (the module's import lock)."""
-    global _decide_module
-    if _decide_module is None:
-        _decide_module = importlib.import_module(DECIDE_MODULE)
-    return _decide_module
-
-
-def _load_in_background() -> None:
-    """Import the decoding part of the kit on a daemon thread. The GIL switch interval is
-    lowered meanwhile so that the serving threads (Hello) are not held up by it; an error
-    is left for the first decision to report."""
-
-    def load() -> None:
-        previous = sys.getswitchinterval()
-        sys.setswitchinterval(min(previous, WARM_UP_SWITCH_S))
-        try:
-            _decider()
-        except Exception:
-            pass  # the first Decide imports it again and answers INTERNAL with the error
-        finally:
-            sys.setswitchinterval(previous)
-
-    if _decide_module is None:
-        threading.Thread(target=load, name="kwhist-bot-load", daemon=True).start()
-
-
-def _decide_one(bot: Bot, request: pb.DecisionRequest) -> pb.Action:
-    return _decider().decide(bot, request)
 
 
 def offers_streams(argv: Sequence[str] | None = None) -> bool:
@@ -127,12 +81,12 @@ class _Servicer(pb_grpc.KnockoutWhistBotServicer):
         )
 
     def Decide(self, request: pb.DecisionRequest, context: grpc.ServicerContext) -> pb.Action:  # noqa: N802
-        return self._guarded(context, lambda: _decider().decide(self._bot, request))
+        return self._guarded(context, partial(decide, self._bot, request))
 
     def Play(self, requests: Iterator[pb.DecisionRequest], context: grpc.ServicerContext) -> Iterator[pb.Answer]:  # noqa: N802
         """One seat's decisions of one game, answered in turn, each echoing its number."""
         for request in requests:
-            action = self._guarded(context, partial(_decide_one, self._bot, request))
+            action = self._guarded(context, partial(decide, self._bot, request))
             yield pb.Answer(decision_number=request.decision_number, action=action)
 
     def GameOver(self, request: pb.GameSummary, context: grpc.ServicerContext) -> pb.Ack:  # noqa: N802
@@ -152,8 +106,7 @@ def start(bot: Bot, address: str, max_workers: int = 8, *, streams: bool = True)
     """Start serving ``bot`` on ``address`` in background threads; return the server
     (stop it with ``server.stop(grace_s)``). ``streams``: offer ``Play`` streams in the
     Hello reply (else the referee asks by ``Decide`` alone). Raises SystemExit with a
-    one-line message when the address cannot be bound. Starts loading the decoding part of
-    the kit in the background (see the module docstring)."""
+    one-line message when the address cannot be bound."""
     server = grpc.server(ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="kwhist-bot"))
     pb_grpc.add_KnockoutWhistBotServicer_to_server(_Servicer(bot, streams), server)
     try:
@@ -163,7 +116,6 @@ def start(bot: Bot, address: str, max_workers: int = 8, *, streams: bool = True)
     if port == 0:
         raise SystemExit(f"{bot.name}: cannot listen on {address}")
     server.start()
-    _load_in_background()
     return server
 
 

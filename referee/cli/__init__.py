@@ -1,6 +1,5 @@
-"""The ``referee`` command line: one module per command."""
+"""The ``referee`` command line: one module per command (``referee.cli.main`` dispatches).
 
-import os
-
-# gRPC logs at INFO level about fork() while bot processes start; users need only errors.
-os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
+The top wing: it may import every other wing, and none imports it. It never imports grpc or
+the generated code itself; the transport does (and quiets gRPC's logs).
+"""

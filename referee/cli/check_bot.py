@@ -11,7 +11,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
-from referee.checkbot import CheckResult, CheckSettings, check_bot
+from referee.checkbot.checks import CheckResult, CheckSettings, check_bot
 from referee.cli.botspec import SAMPLE_BOTS, parse_bot
 from referee.cli.setup import run_trio, shutdown_guard
 from referee.config import rules_from_options

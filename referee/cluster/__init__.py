@@ -9,6 +9,10 @@ checks the way to the scheduler.
 
 Needs the ``cluster`` extra (``pip install 'knockout-whist-referee[cluster]'``), on the
 coordinator and on every worker.
+
+Beside the web site, below cli: it imports the league, the schedule, the sandbox, the game
+and errors (and Dask); never report, web or cli. The league never imports it: the runner
+plugs into the league loop through a Protocol.
 """
 
 from __future__ import annotations

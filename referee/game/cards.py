@@ -3,6 +3,11 @@
 Pure: no I/O, no clock. Cards are interned: ``Card(rank, suit)`` is a NamedTuple, and
 ``CARDS`` holds the 52 of them in canonical deck order (suit S H D C, then rank 2..A).
 Text form is rank then suit letter, e.g. ``AS``, ``TD``, ``7C``.
+
+>>> len(CARDS), CARDS[0], CARDS[-1]
+(52, Card(2S), Card(AC))
+>>> parse_card("QH").suit
+<Suit.HEARTS: 1>
 """
 
 from __future__ import annotations
@@ -54,7 +59,12 @@ class Rank(IntEnum):
 
 
 class Card(NamedTuple):
-    """One card: ``Card(Rank.ACE, Suit.SPADES)`` prints as ``AS``."""
+    """One card: ``Card(Rank.ACE, Suit.SPADES)`` prints as ``AS``.
+
+    >>> card = Card(Rank.ACE, Suit.SPADES)
+    >>> str(card), card.pretty, card.rank > Rank.KING
+    ('AS', 'A♠', True)
+    """
 
     rank: Rank
     suit: Suit
@@ -81,7 +91,14 @@ _SUIT_BY_LETTER = {suit.letter: suit for suit in Suit}
 
 
 def parse_card(text: str) -> Card:
-    """``"AS"`` / ``"td"`` / ``"10H"`` -> Card. Raises ConfigError naming the bad text."""
+    """``"AS"`` / ``"td"`` / ``"10H"`` -> Card. Raises ConfigError naming the bad text.
+
+    >>> parse_card("AS"), parse_card("td"), parse_card("10H")
+    (Card(AS), Card(TD), Card(TH))
+    >>> parse_card("1S")
+    Traceback (most recent call last):
+    referee.errors.ConfigError: bad card name '1S': expected rank 2-9,T,J,Q,K,A then suit S,H,D,C (e.g. 'AS', 'TD')
+    """
     name = text.strip().upper().replace("10", "T")
     try:
         return _BY_NAME[name]
@@ -90,12 +107,20 @@ def parse_card(text: str) -> Card:
 
 
 def parse_cards(text: str) -> tuple[Card, ...]:
-    """``"AS KH 7C"`` -> (AS, KH, 7C)."""
+    """``"AS KH 7C"`` -> (AS, KH, 7C): cards separated by white space. Raises ConfigError.
+
+    >>> parse_cards("AS KH 7C")
+    (Card(AS), Card(KH), Card(7C))
+    """
     return tuple(parse_card(part) for part in text.split())
 
 
 def parse_suit(text: str) -> Suit:
-    """``"H"`` or ``"hearts"`` -> Suit.HEARTS. Raises ConfigError."""
+    """``"H"`` or ``"hearts"`` -> Suit.HEARTS. Raises ConfigError.
+
+    >>> parse_suit("H"), parse_suit("clubs")
+    (<Suit.HEARTS: 1>, <Suit.CLUBS: 3>)
+    """
     key = text.strip().upper()
     if key in _SUIT_BY_LETTER:
         return _SUIT_BY_LETTER[key]

@@ -30,7 +30,14 @@ _CLOCKWISE = {
 
 
 def shuffled_deck(seed: int, round_number: int) -> tuple[Card, ...]:
-    """The 52 cards of round ``round_number`` (1-based), shuffled from ``seed`` alone (rules.md R3)."""
+    """The 52 cards of round ``round_number`` (1-based), shuffled from ``seed`` alone (rules.md R3).
+
+    >>> deck = shuffled_deck(seed=1, round_number=1)
+    >>> len(set(deck)), deck[:3]
+    (52, (Card(QS), Card(9S), Card(7D)))
+    >>> shuffled_deck(1, 1) == deck, shuffled_deck(1, 2) == deck  # another round, another deck
+    (True, False)
+    """
     deck: tuple[Card, ...] = itemgetter(*shuffled_positions(seed, round_number))(CARDS)
     return deck
 
@@ -54,6 +61,10 @@ def check_deck(round_number: int, deck: Sequence[Card]) -> tuple[Card, ...]:
     """Return ``deck`` as a tuple of canonical cards if it is a permutation of the 52 cards.
 
     Raises ConfigError naming the round and the first duplicate, missing or unknown card.
+
+    >>> check_deck(2, CARDS[:51] + CARDS[:1])
+    Traceback (most recent call last):
+    referee.errors.ConfigError: deck for round 2: card 2S appears twice (again at position 51)
     """
     where = f"deck for round {round_number}"
     result: list[Card] = []
@@ -89,6 +100,10 @@ def next_in(seat: int, status: Sequence[SeatStatus]) -> int:
     """The next seat clockwise from ``seat`` that is still in (rules.md notation "left of").
 
     Raises ValueError when no seat is in.
+
+    >>> status = [SeatStatus.IN, SeatStatus.OUT, SeatStatus.OUT, SeatStatus.IN]
+    >>> next_in(0, status), next_in(3, status)
+    (3, 0)
     """
     num_seats = len(status)
     for step in range(1, num_seats + 1):
@@ -106,6 +121,14 @@ def deal(
     One card at a time clockwise starting left of ``dealer``, to seats still in; a dog
     gets one card, on the first pass, and is skipped after that. Seats out get an empty
     hand. The caller guarantees the deal fits the deck (``Rules.check_players``).
+
+    >>> IN, DOG, OUT = SeatStatus.IN, SeatStatus.DOG, SeatStatus.OUT
+    >>> hands, dealt = deal(CARDS, dealer=0, status=[IN, IN, IN], hand_size=2)  # 2S first, to seat 1
+    >>> [" ".join(str(card) for card in hand) for hand in hands], dealt
+    (['4S 7S', '2S 5S', '3S 6S'], 6)
+    >>> hands, dealt = deal(CARDS, dealer=0, status=[IN, DOG, IN, OUT], hand_size=2)  # a dog gets one card
+    >>> [" ".join(str(card) for card in hand) for hand in hands], dealt
+    (['4S 6S', '2S', '3S 5S', ''], 5)
     """
     hands, dealt = deal_positions([CARD_INDEX[card] for card in deck], dealer, status, hand_size)
     return [[CARDS[position] for position in hand] for hand in hands], dealt

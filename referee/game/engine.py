@@ -1,13 +1,19 @@
 """The pure rules engine (rules.md §1, variants §2, forfeits docs/design.md §5).
 
-    game = Game(num_seats=4, rules=Rules(), seed=123, game_id="g1")
-    while not game.over:
-        seat = game.to_act
-        view = game.view(seat)            # SeatView: own hand + public facts + legal actions
-        game.apply(seat, view.legal[0])   # raises IllegalAction, state unchanged
-    game.outcome                          # Outcome
-    game.events                           # list[Event], the public log
-    game.rounds                           # list[RoundRecord], deck order per round etc.
+A game of four seats, each playing its first legal action:
+
+>>> from referee.game.rules import Rules
+>>> game = Game(num_seats=4, rules=Rules(), seed=123, game_id="g1")
+>>> while not game.over:
+...     seat = game.to_act
+...     view = game.view(seat)  # SeatView: own hand + public facts + legal actions
+...     game.apply(seat, view.legal[0])  # raises IllegalAction, state unchanged
+>>> game.outcome  # seats 0 and 2 knocked out in round 2 share third place
+Outcome(winner=3, placements=(3, 2, 3, 1), knocked_out_round=(2, 5, 2, None), forfeited=(False, False, False, False))
+>>> game.events[-1]  # game.events: the public log, list[Event]
+GameEnded(winner=3, placements=(3, 2, 3, 1))
+>>> len(game.rounds), len(game.rounds[0].deck)  # a RoundRecord per round: deck order, hands, tricks
+(5, 52)
 
 Deterministic: (num_seats, rules, seed, first_dealer, decks, actions) replays exactly
 (:func:`replay`). Randomness comes only from the seed, one generator per purpose and
@@ -20,7 +26,7 @@ from bisect import bisect_left
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from operator import itemgetter
-from typing import Any
+from typing import Any, NamedTuple
 
 from referee.errors import ConfigError, IllegalAction
 from referee.game.cards import CARDS, Card, Suit
@@ -86,6 +92,28 @@ class RoundRecord:
     hand_size: int
     deck: tuple[Card, ...]  # the 52-card order this round was dealt from
     hands: tuple[tuple[Card, ...], ...]  # per seat as dealt (empty for seats out)
+    turn_up: Card | None
+    trump: Suit | None
+    no_trump: bool
+    trump_chooser: int | None
+    tricks: tuple[Trick, ...]
+    tricks_won: tuple[int, ...]
+    knocked_out: tuple[int, ...]
+    dogs: tuple[int, ...]
+    forfeited: tuple[int, ...]
+
+
+class _RoundSnapshot(NamedTuple):
+    """A round's facts as the engine holds them, taken once a round (and for
+    :attr:`Game.rounds` while the round goes on); :func:`_to_record` makes the RoundRecord
+    when the rounds are read. RoundRecord's fields, but ``deck`` as positions in canonical
+    order and the seats' ``status`` in place of ``hands`` (dealt again from the deck)."""
+
+    round_number: int
+    dealer: int
+    hand_size: int
+    deck: list[int]  # CARDS[position], in deal order; a new list each round, never changed
+    status: tuple[SeatStatus, ...]  # this round's: who was dealt a hand, who a dog's card
     turn_up: Card | None
     trump: Suit | None
     no_trump: bool
@@ -215,7 +243,18 @@ class Game:
 
     def legal_actions(self) -> tuple[Action, ...]:
         """The legal actions of ``to_act``, in order: cards in canonical deck order then
-        Pass (rules.md R12, R18); or suits S, H, D, C then no trump (R8). () when over."""
+        Pass (rules.md R12, R18); or suits S, H, D, C then no trump (R8). () when over.
+
+        >>> from referee.game.rules import Rules
+        >>> game = Game(3, Rules(), seed=2)
+        >>> game.to_act, game.decision()
+        (2, <DecisionKind.PLAY: 'play'>)
+        >>> [str(action) for action in game.legal_actions()]  # seat 2 leads: any card
+        ['5H', 'JH', 'KH', '2D', '3D', '4D', '5C']
+        >>> game.apply(2, game.legal_actions()[-1])  # 5C
+        >>> [str(action) for action in game.legal_actions()]  # seat 0 follows suit
+        ['3C', '8C', 'TC']
+        """
         legal = self._legal
         if legal is None:
             legal = self._legal = self._compute_legal()
@@ -315,6 +354,17 @@ class Game:
 
         Raises IllegalAction, leaving the state unchanged, when the game is over, the
         seat is not to act, or the action is not legal now (rules.md R15).
+
+        >>> from referee.game.cards import parse_card
+        >>> from referee.game.rules import Rules
+        >>> game = Game(3, Rules(), seed=2)
+        >>> game.apply(2, Play(parse_card("5C")))
+        >>> game.apply(0, Play(parse_card("4S")))
+        Traceback (most recent call last):
+        referee.errors.IllegalAction: seat 0 must follow suit ♣: holds 3C 8C TC; played 4S (rules.md R12)
+        >>> game.apply(1, Play(parse_card("3S")))
+        Traceback (most recent call last):
+        referee.errors.IllegalAction: seat 1 acted out of turn: seat 0 is to play
         """
         if seat == self.to_act and self._decision is _PLAY:
             if type(action) is Play:  # the hot path, inlined: a card (R12, R13)
@@ -379,6 +429,14 @@ class Game:
         the round's end it is knocked out whatever its tricks and placed below the seats
         knocked out by play that round. A no-op for a seat already out or a finished
         game. Raises ValueError for a seat outside 0..num_seats-1.
+
+        >>> from referee.game.rules import Rules
+        >>> game = Game(3, Rules(), seed=2)
+        >>> game.forfeit(1)
+        >>> while not game.over:
+        ...     game.apply(game.to_act, game.legal_actions()[0])
+        >>> game.rounds[0].forfeited, game.outcome.placements  # out after round 1, placed last
+        ((1,), (1, 3, 2))
         """
         if not 0 <= seat < self.num_seats:
             raise ValueError(f"seat {seat} does not exist: expected 0-{self.num_seats - 1}")
@@ -578,36 +636,43 @@ class Game:
         self, knocked_out: tuple[int, ...], dogs: tuple[int, ...], forfeited: tuple[int, ...]
     ) -> _RoundSnapshot:
         """The current round's facts, cheap to take; made a RoundRecord on demand."""
-        return (
-            self._round,
-            self._dealer,
-            self._hand_size,
-            self._deck,
-            self._round_status,
-            self._turn_up,
-            self._trump,
-            self._no_trump,
-            self._chooser,
-            self._completed,
-            self._tricks_won_now,
-            knocked_out,
-            dogs,
-            forfeited,
+        return _RoundSnapshot(
+            round_number=self._round,
+            dealer=self._dealer,
+            hand_size=self._hand_size,
+            deck=self._deck,
+            status=self._round_status,
+            turn_up=self._turn_up,
+            trump=self._trump,
+            no_trump=self._no_trump,
+            trump_chooser=self._chooser,
+            tricks=self._completed,
+            tricks_won=self._tricks_won_now,
+            knocked_out=knocked_out,
+            dogs=dogs,
+            forfeited=forfeited,
         )
 
 
-_RoundSnapshot = tuple[Any, ...]
-"""RoundRecord's fields in order, except ``deck`` (positions in canonical order) and
-``hands`` (the seats' status this round: the hands are dealt again from the deck)."""
-
-
 def _to_record(snapshot: _RoundSnapshot) -> RoundRecord:
-    fields = list(snapshot)
-    deck, status = fields[3], fields[4]
-    hands, _ = deal_positions(deck, fields[1], status, fields[2])
-    fields[3] = itemgetter(*deck)(CARDS)
-    fields[4] = tuple(tuple(CARDS[position] for position in hand) for hand in hands)
-    return RoundRecord(*fields)
+    """The RoundRecord of a snapshot: its deck as cards, its hands dealt again from the deck."""
+    hands, _ = deal_positions(snapshot.deck, snapshot.dealer, snapshot.status, snapshot.hand_size)
+    return RoundRecord(
+        round_number=snapshot.round_number,
+        dealer=snapshot.dealer,
+        hand_size=snapshot.hand_size,
+        deck=itemgetter(*snapshot.deck)(CARDS),
+        hands=tuple(tuple(CARDS[position] for position in hand) for hand in hands),
+        turn_up=snapshot.turn_up,
+        trump=snapshot.trump,
+        no_trump=snapshot.no_trump,
+        trump_chooser=snapshot.trump_chooser,
+        tricks=snapshot.tricks,
+        tricks_won=snapshot.tricks_won,
+        knocked_out=snapshot.knocked_out,
+        dogs=snapshot.dogs,
+        forfeited=snapshot.forfeited,
+    )
 
 
 def _hide_face_down(trick: Trick, seat: int) -> Trick:
@@ -638,6 +703,16 @@ def replay(
 
     Raises ConfigError for a bad setup and IllegalAction (naming the action's index)
     when the record does not replay.
+
+    >>> from referee.game.rules import Rules
+    >>> game = Game(3, Rules(), seed=2)
+    >>> actions = []
+    >>> while not game.over:
+    ...     actions.append((game.to_act, game.legal_actions()[-1]))
+    ...     game.apply(*actions[-1])
+    >>> again = replay(3, Rules(), 2, None, None, actions)
+    >>> again.outcome == game.outcome, again.events == game.events
+    (True, True)
     """
     game = Game(num_seats, rules, seed, game_id=game_id, first_dealer=first_dealer, decks=decks)
     pending: dict[int, list[int]] = {}

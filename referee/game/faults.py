@@ -19,6 +19,12 @@ Preset = Literal["league", "strict", "debug"]
 
 @dataclass(frozen=True)
 class FaultPolicy:
+    """A preset and its bounds (module doc).
+
+    >>> FaultPolicy().forfeit_after, FaultPolicy("strict").forfeit_after, FaultPolicy("debug").trace
+    (3, 1, True)
+    """
+
     preset: Preset = "league"
     max_faults: int = 3  # faults in one game before the bot forfeits (1-10, the config's bound)
     max_restarts: int = 3  # restarts in one league before the bot is withdrawn
@@ -30,4 +36,5 @@ class FaultPolicy:
 
     @property
     def trace(self) -> bool:
+        """Whether every request is traced (``debug``)."""
         return self.preset == "debug"

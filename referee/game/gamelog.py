@@ -55,7 +55,22 @@ def build_record(
     overloads: Sequence[OverloadRecord] = (),
 ) -> GameRecord:
     """A GameRecord of a finished ``game``, its ``faults`` bounded as stored
-    (:func:`referee.game.records.stored_faults`). Raises ValueError if the game is not over."""
+    (:func:`referee.game.records.stored_faults`). Raises ValueError if the game is not over.
+
+    >>> from referee.game.views import format_action
+    >>> game = Game(3, Rules(), seed=2, game_id="g1")
+    >>> actions = []
+    >>> while not game.over:
+    ...     seat, action = game.to_act, game.legal_actions()[0]
+    ...     actions.append(ActionRecord(seat, game.decision().value, format_action(action), ms=5.0))
+    ...     game.apply(seat, action)
+    >>> record = build_record(game, league="demo", fixture=0, table=("ann", "bo", "cy"), deal=0, rotation=0,
+    ...                       seats=("ann", "bo", "cy"), seed=2, actions=actions, faults=[])
+    >>> record.placements, len(record.decks), record.rounds[0]["trump"]
+    ((1, 3, 2), 3, 'D')
+    >>> GameRecord.from_json(record.to_json()) == record, rerun(record).outcome == game.outcome
+    (True, True)
+    """
     outcome = game.outcome
     if outcome is None:
         raise ValueError(f"game {game.game_id} is not over")

@@ -39,7 +39,11 @@ class FaultRecord:
 
 def cut(text: str, limit: int = DETAIL_BYTES) -> str:
     """``text`` as stored: unchanged when its UTF-8 takes at most ``limit`` bytes, else its
-    first ``limit`` bytes (whole characters) and ``… [cut: N bytes in all]``."""
+    first ``limit`` bytes (whole characters) and ``… [cut: N bytes in all]``.
+
+    >>> cut("no answer"), cut("ééé", limit=4)
+    ('no answer', 'éé… [cut: 6 bytes in all]')
+    """
     data = text.encode("utf-8", "surrogatepass")
     if len(data) <= limit:
         return text
@@ -52,7 +56,12 @@ def stored_faults(faults: Sequence[FaultRecord]) -> list[FaultRecord]:
     ``detail`` and ``answer`` cut to :data:`DETAIL_BYTES` (:func:`cut`); a seat's faults
     after its first :data:`EVIDENCE_PER_SEAT` in the game keep their kind, decision, time
     and detail but not the request and answer (their counts are whole). A bot that faults
-    on purpose cannot grow the file by more than a few KB per game."""
+    on purpose cannot grow the file by more than a few KB per game.
+
+    >>> faults = [FaultRecord("timeout", 0, "slow", decision, "no answer", request="{...}") for decision in range(4)]
+    >>> [fault.request for fault in stored_faults(faults)]
+    ['{...}', '{...}', '{...}', '']
+    """
     kept: list[FaultRecord] = []
     per_seat: dict[int, int] = {}
     for fault in faults:
@@ -101,7 +110,11 @@ class OverloadRecord:
 
     @property
     def detail(self) -> str:
-        """One line for the bot's log and ``referee faults``."""
+        """One line for the bot's log and ``referee faults``.
+
+        >>> OverloadRecord(seat=1, bot="quin", decision=12, asks=1, ms=(1450.0,), excused_ms=(900.0,), charged_ms=550.0).detail
+        "referee overloaded: decision 12 took 1,450 ms by the referee's clock, of which the machine kept the referee or the bot from running 900 ms; not charged (its answer was accepted)"
+        """
         took = ", ".join(f"{ms:,.0f}" for ms in self.ms)
         excused = ", ".join(f"{ms:,.0f}" for ms in self.excused_ms)
         asked = f"asked {self.asks} times" if self.asks > 1 else "its answer was accepted"

@@ -35,6 +35,11 @@ def required_tricks(rules: Rules, round_number: int, hand_size: int, last_round:
     """Tricks a normal player needs to survive (rules.md R16; ``strict``: min(r, h_r)).
 
     Tiebreak deals after the last round need one trick.
+
+    >>> required_tricks(Rules(), round_number=3, hand_size=5, last_round=7)
+    1
+    >>> required_tricks(Rules(required_tricks="strict"), round_number=3, hand_size=5, last_round=7)
+    3
     """
     if rules.required_tricks == "one" or round_number > last_round:
         return 1
@@ -45,6 +50,11 @@ def dog_life_available(rules: Rules, round_number: int, last_round: int, used: b
     """Whether players failing this round get the dog's life (rules.md R17c, variant ``dog_life``).
 
     Never after the last round (R17e) nor in a tiebreak deal; once per game.
+
+    >>> dog_life_available(Rules(), round_number=1, last_round=7, used=False)
+    True
+    >>> dog_life_available(Rules(), round_number=2, last_round=7, used=False)  # round1 only by default
+    False
     """
     if used or round_number >= last_round or rules.dog_life == "off":
         return False
@@ -77,6 +87,12 @@ def resolve_round(
     - A forfeiter is knocked out whatever its tricks; it never gets the dog's life.
     - If no non-forfeited seat survives, the non-forfeited seats with the most tricks
       survive instead; if every seat in forfeited, nobody survives.
+
+    >>> IN, DOG = SeatStatus.IN, SeatStatus.DOG
+    >>> resolve_round([IN, IN, IN, IN], tricks_won=(4, 3, 0, 0), forfeits=(), required=1, dog_life=True)
+    RoundResult(survivors=(0, 1), dogs=(2, 3), knocked_out=(), forfeited=())
+    >>> resolve_round([IN, IN, DOG, IN], tricks_won=(3, 2, 1, 1), forfeits={3}, required=1, dog_life=False)
+    RoundResult(survivors=(0, 1, 2), dogs=(), knocked_out=(), forfeited=(3,))
     """
     players = [seat for seat, standing in enumerate(status) if standing is not _OUT]
     normal = [seat for seat in players if status[seat] is _IN]
@@ -118,6 +134,10 @@ def pick_trump_chooser(
     tricks; ties: the first clockwise from the player left of ``dealer``, or with ``cut``
     a card drawn from a fresh deck seeded by ``(seed, next_round, draw)``, highest rank
     choosing, equal ranks drawing again.
+
+    >>> pick_trump_chooser(Rules(), seed=1, next_round=2, tricks_won=(2, 3, 3, 1), candidates={0, 1, 2, 3},
+    ...                    dealer=0, previous_chooser=None, tiebreak=False)  # seats 1 and 2 tied: 1 is left of the dealer
+    1
     """
     if tiebreak and previous_chooser is not None and previous_chooser in candidates:
         return previous_chooser
@@ -156,7 +176,13 @@ def placements(
 ) -> tuple[int, ...]:
     """Competition-ranked places (rules.md R21, docs/design.md §5, §7): the winner 1; a later
     knock-out round ranks higher; the same round shares a place; within a round, seats
-    knocked out by forfeit rank below those knocked out by play. E.g. (1, 2, 2, 4)."""
+    knocked out by forfeit rank below those knocked out by play. E.g. (1, 2, 2, 4).
+
+    >>> placements(knocked_out_round=[None, 2, 2, 1], forfeited=[False, False, False, False], winner=0)
+    (1, 2, 2, 4)
+    >>> placements(knocked_out_round=[None, 2, 2, 1], forfeited=[False, False, True, False], winner=0)
+    (1, 2, 3, 4)
+    """
     keys = [
         (1 << 30, 1) if seat == winner else (knocked_out_round[seat] or 0, 0 if forfeited[seat] else 1)
         for seat in range(len(knocked_out_round))

@@ -25,7 +25,14 @@ MAX_PLAYERS = 7
 
 @dataclass(frozen=True)
 class Rules:
-    """One rule set (rules.md §2). Every field is part of every game record."""
+    """One rule set (rules.md §2). Every field is part of every game record.
+
+    >>> rules = Rules(dog_life="off", start_hand_size=5)
+    >>> rules.options()
+    ['dog_life=off', 'start_hand_size=5']
+    >>> Rules.from_dict(rules.as_dict()) == rules
+    True
+    """
 
     required_tricks: RequiredTricks = "one"
     dog_life: DogLife = "round1"
@@ -37,7 +44,13 @@ class Rules:
     start_hand_size: int = 7
 
     def check_players(self, players: int) -> None:
-        """Raise ConfigError unless ``players`` fits R1 and ``start_hand_size`` (rules.md §2)."""
+        """Raise ConfigError unless ``players`` fits R1 and ``start_hand_size`` (rules.md §2).
+
+        >>> Rules().check_players(7)
+        >>> Rules().check_players(8)
+        Traceback (most recent call last):
+        referee.errors.ConfigError: 8 players: Knockout Whist needs 2-7 (rules.md R1)
+        """
         if not MIN_PLAYERS <= players <= MAX_PLAYERS:
             raise ConfigError(f"{players} players: Knockout Whist needs {MIN_PLAYERS}-{MAX_PLAYERS} (rules.md R1)")
         if not 1 <= self.start_hand_size <= 7:
@@ -63,7 +76,13 @@ class Rules:
     def summary(self) -> str:
         """The rules line under the standings: only the variants that differ from the
         defaults, ``"dog_life=off, start_hand_size=5 (defaults otherwise)"``, or
-        ``"defaults"``. At most 2 changed variants stay within 80 characters."""
+        ``"defaults"``. At most 2 changed variants stay within 80 characters.
+
+        >>> Rules().summary()
+        'defaults'
+        >>> Rules(allow_no_trump=True).summary()
+        'allow_no_trump=true (defaults otherwise)'
+        """
         changed = self.options()
         if not changed:
             return "defaults"

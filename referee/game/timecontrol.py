@@ -44,7 +44,13 @@ class Evidence:
     def excused_ms(self, move_ms: int) -> float:
         """The time that was the machine's, not the bot's: 0 when the bot used ``move_ms``
         of CPU (it used its time: a busy bot is judged as before), else the referee's
-        lateness plus the bot's waiting for a CPU."""
+        lateness plus the bot's waiting for a CPU.
+
+        >>> Evidence(referee_late_ms=120.0, bot_wait_ms=30.0, bot_cpu_ms=10.0).excused_ms(1000)
+        150.0
+        >>> Evidence(referee_late_ms=120.0, bot_wait_ms=30.0, bot_cpu_ms=1000.0).excused_ms(1000)
+        0.0
+        """
         if self.bot_cpu_ms is not None and self.bot_cpu_ms >= move_ms:
             return 0.0
         return max(0.0, self.referee_late_ms) + max(0.0, self.bot_wait_ms or 0.0)
@@ -74,7 +80,13 @@ class SeatClock:
 
     @property
     def deadline_s(self) -> float | None:
-        """The RPC deadline for the next decision in seconds, or None without limits."""
+        """The RPC deadline for the next decision in seconds, or None without limits.
+
+        >>> TimeControl(move_ms=1000, grace_ms=100, bank_ms=500).clock().deadline_s
+        1.6
+        >>> print(TimeControl(unlimited=True).clock().deadline_s)
+        None
+        """
         if self.control.unlimited:
             return None
         return (self.control.move_ms + self.control.grace_ms + self.bank_left_ms) / 1000
@@ -84,6 +96,12 @@ class SeatClock:
 
         An overrun within the bank shrinks the bank by the overrun and is no timeout.
         A timeout leaves the bank empty.
+
+        >>> clock = TimeControl(move_ms=1000, grace_ms=100, bank_ms=500).clock()
+        >>> clock.settle(1300), clock.bank_left_ms  # 200 ms over move + grace: the bank pays
+        (False, 300)
+        >>> clock.settle(1500), clock.bank_left_ms  # 400 ms over, 300 ms left: a timeout
+        (True, 0)
         """
         if self.control.unlimited:
             return False
@@ -126,7 +144,16 @@ class SeatClock:
         answer whose charged time fits the limit is ``excused`` (the bank pays the
         charged overrun); no answer while the bot was charged less than ``move_ms`` is
         ``ask again`` (nothing spent), unless this is the ``last_ask``. Otherwise, and
-        without evidence, it is a ``timeout`` (the bank is emptied)."""
+        without evidence, it is a ``timeout`` (the bank is emptied).
+
+        >>> clock = TimeControl(move_ms=1000, grace_ms=100).clock()
+        >>> clock.judge(900, None, None)
+        ('in time', 900)
+        >>> clock.judge(1400, None, Evidence(referee_late_ms=600.0, bot_cpu_ms=50.0))  # 600 ms the machine's
+        ('excused', 800.0)
+        >>> clock.judge(1400, None, None)
+        ('timeout', 1400)
+        """
         if self.control.unlimited:
             return "in time", elapsed_ms
         late = transport_fault == "timeout" or elapsed_ms > self.limit_ms

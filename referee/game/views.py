@@ -61,7 +61,11 @@ class Pass:
 Action = Union[Play, ChooseTrump, Pass]
 
 def format_action(action: Action) -> str:
-    """Record text form of an action: ``"AS"``, ``"trump H"``, ``"trump NT"``, ``"pass"``."""
+    """Record text form of an action: ``"AS"``, ``"trump H"``, ``"trump NT"``, ``"pass"``.
+
+    >>> [format_action(action) for action in (Play(parse_card("AS")), ChooseTrump(Suit.HEARTS), ChooseTrump(None), Pass())]
+    ['AS', 'trump H', 'trump NT', 'pass']
+    """
     return str(action)
 
 
@@ -70,6 +74,11 @@ def parse_action(text: str) -> Action:
     ``"trump H"`` -> ChooseTrump(HEARTS), ``"trump NT"`` -> ChooseTrump(None), ``"pass"`` -> Pass().
 
     Raises ConfigError naming the bad text.
+
+    >>> parse_action("10d"), parse_action("trump h"), parse_action("PASS")
+    (Play(card=Card(TD)), ChooseTrump(suit=<Suit.HEARTS: 1>), Pass())
+    >>> format_action(parse_action("trump nt"))
+    'trump NT'
     """
     words = text.split()
     if len(words) == 1 and words[0].lower() == "pass":
@@ -119,6 +128,19 @@ class SeatView:
     ``decision`` is what this seat is asked now (None if it is not this seat's turn)
     and ``legal`` the actions it may take, in a fixed order (cards in deck order, then
     pass; suits in suit order, then no trump).
+
+    >>> from referee.game.engine import Game
+    >>> from referee.game.rules import Rules
+    >>> game = Game(3, Rules(), seed=2)
+    >>> view = game.view(game.to_act)
+    >>> view.seat, view.round_number, view.hand_size, str(view.turn_up), view.trump
+    (2, 1, 7, 'KD', <Suit.DIAMONDS: 2>)
+    >>> " ".join(str(card) for card in view.hand)
+    '5H JH KH 2D 3D 4D 5C'
+    >>> game.apply(2, Play(parse_card("5C")))  # seat 2 leads a club: seat 0 must follow (R12)
+    >>> view = game.view(0)
+    >>> view.led_suit, [str(action) for action in view.legal]
+    (<Suit.CLUBS: 3>, ['3C', '8C', 'TC'])
     """
 
     game_id: str
@@ -169,6 +191,16 @@ def fallback_action(view: SeatView) -> Action:
     natural choices, the suit held most of and a dog playing its card, beat a random
     player: ``tests/faults/test_never_pays.py``.) Raises ValueError when the view asks
     nothing.
+
+    >>> from referee.game.engine import Game
+    >>> from referee.game.rules import Rules
+    >>> game = Game(3, Rules(), seed=2)
+    >>> game.apply(2, Play(parse_card("5C")))  # seat 2 leads a club; seat 0 holds 3C 8C TC
+    >>> fallback_action(game.view(0))
+    Play(card=Card(3C))
+    >>> fallback_action(game.view(1))  # not seat 1's turn
+    Traceback (most recent call last):
+    ValueError: seat 1 has no decision to make
     """
     if view.decision is DecisionKind.CHOOSE_TRUMP:
         counts = {suit: 0 for suit in Suit}

@@ -5,6 +5,9 @@ default where it runs), ``rlimits`` (a plain process in its own session with the
 no isolation) and ``none`` (debugging). :func:`resolve_mode` tells which one runs here (:func:`league_mode` for a league, where ``auto``
 never falls back to ``rlimits``);
 :func:`launch` starts one bot process; :func:`kill_all` kills every one still alive.
+
+It imports only ``referee.errors`` of the referee (and pyseccomp): the league, check-bot and
+the cluster drive it, the config names its settings.
 """
 
 from referee.sandbox.launch import launch

@@ -28,6 +28,12 @@ def rate_games(games: Iterable[tuple[Sequence[str], Sequence[int]]], bots: Itera
 
     ``bots`` adds names that get the initial rating even without games. A bot that
     holds two seats of one game gets the update of its last seat.
+
+    >>> ratings = rate_games([(("a", "b", "c"), (1, 2, 3))] * 3, bots=["d"])
+    >>> {bot: round(rating.mu, 1) for bot, rating in ratings.items()}
+    {'d': 25.0, 'a': 32.8, 'b': 26.2, 'c': 16.2}
+    >>> ratings["d"]  # no games: the initial rating
+    Rating(mu=25.0, sigma=8.333333333333334, ordinal=0.0)
     """
     model = PlackettLuce()
     ratings = {name: model.rating(name=name) for name in bots}

@@ -40,7 +40,24 @@ class RunningStandings:
     """The standings of the games added so far; ``bots`` are listed even without games.
     :meth:`add` is O(1) (amortised; the insertion into the canonical order moves the few
     games that finished later than it); :meth:`standings` costs O(units + games rated
-    since the last call)."""
+    since the last call).
+
+    >>> from referee.game.records import GameRecord
+    >>> def game(number, seats, placements):  # a finished game: what the standings read of it
+    ...     return GameRecord(game_id=f"g{number}", league="demo", fixture=number, table=tuple(sorted(seats)), deal=0,
+    ...                       rotation=0, seats=seats, rules={}, seed=number, first_dealer=0, decks=[], actions=[],
+    ...                       faults=[], placements=placements, winner=placements.index(1), knocked_out_round=(),
+    ...                       forfeited=())
+    >>> games = [game(1, ("ann", "bo", "cy"), (1, 2, 3)), game(2, ("bo", "cy", "ann"), (2, 1, 2))]
+    >>> running = RunningStandings(bots=["ann", "bo", "cy", "dee"])
+    >>> for played in reversed(games):  # in any order
+    ...     running.add(played)
+    >>> [(row.bot, row.points) for row in running.standings().rows]
+    [('ann', 2.5), ('cy', 2.0), ('bo', 1.5), ('dee', 0.0)]
+    >>> from referee.standings.table import compute_standings
+    >>> running.standings() == compute_standings(games, bots=["ann", "bo", "cy", "dee"])
+    True
+    """
 
     def __init__(self, bots: Sequence[str] = (), games: Iterable[GameRecord | PlayedGame] = ()) -> None:
         self._bots = tuple(bots)

@@ -79,7 +79,15 @@ def fit_strengths(units: Sequence[Unit]) -> Strengths:
     """The adjusted strengths of every bot in ``units`` with their covariance (module doc).
 
     An empty ``units`` gives an empty fit; units of one seat carry no comparison and are
-    skipped."""
+    skipped.
+
+    >>> fit = fit_strengths([  # a balanced round-robin: the strengths are the points per game
+    ...     Unit(("a", "b", "c"), {"a": (2.0, 1), "b": (1.0, 1), "c": (0.0, 1)}),
+    ...     Unit(("a", "b", "c"), {"a": (1.0, 1), "b": (2.0, 1), "c": (0.0, 1)}),
+    ... ])
+    >>> fit.bots, fit.estimate.round(9).tolist(), fit.units.tolist()
+    (('a', 'b', 'c'), [1.5, 1.5, 0.0], [2, 2, 2])
+    """
     bots = sorted({bot for unit in units for bot, (_, games) in unit.scores.items() if games > 0})
     where = {bot: i for i, bot in enumerate(bots)}
     n = len(bots)

@@ -273,14 +273,30 @@ def _outlasted(mine: int, theirs: int) -> float:
 
 
 def p95(values: Sequence[float]) -> float:
-    """The 95th percentile by nearest rank (a value of ``values``, which must be non-empty)."""
+    """The 95th percentile by nearest rank (a value of ``values``, which must be non-empty).
+
+    >>> p95(range(1, 101)), p95([12.0, 30.5, 8.25])
+    (95, 30.5)
+    """
     ordered = sorted(values)
     return ordered[max(0, math.ceil(0.95 * len(ordered)) - 1)]
 
 
 def head_to_head(records: Iterable[GameRecord | PlayedGame]) -> dict[tuple[str, str], tuple[float, int]]:
     """For every ordered pair (a, b) of bots that met: (how often a outlasted b, ties
-    counting 1/2; games they met). ``outlasted[a, b] + outlasted[b, a] == met``."""
+    counting 1/2; games they met). ``outlasted[a, b] + outlasted[b, a] == met``.
+
+    >>> from referee.game.records import GameRecord
+    >>> def game(number, seats, placements):  # a finished game: what the standings read of it
+    ...     return GameRecord(game_id=f"g{number}", league="demo", fixture=number, table=tuple(sorted(seats)), deal=0,
+    ...                       rotation=0, seats=seats, rules={}, seed=number, first_dealer=0, decks=[], actions=[],
+    ...                       faults=[], placements=placements, winner=placements.index(1), knocked_out_round=(),
+    ...                       forfeited=())
+    >>> games = [game(1, ("ann", "bo", "cy"), (1, 2, 3)), game(2, ("bo", "cy", "ann"), (2, 1, 2))]
+    >>> table = head_to_head(games)
+    >>> table[("ann", "bo")], table[("bo", "ann")]
+    ((1.5, 2), (0.5, 2))
+    """
     return _head_to_head(_canonical_games(records))
 
 
@@ -387,6 +403,20 @@ def compute_standings(
     ``confidence`` is that of the intervals and rank sets (0.95 by default);
     ``sequential`` the places to decide and what the league's looks decided (default: #1
     and #2, nothing kept).
+
+    >>> from referee.game.records import GameRecord
+    >>> def game(number, seats, placements):  # a finished game: what the standings read of it
+    ...     return GameRecord(game_id=f"g{number}", league="demo", fixture=number, table=tuple(sorted(seats)), deal=0,
+    ...                       rotation=0, seats=seats, rules={}, seed=number, first_dealer=0, decks=[], actions=[],
+    ...                       faults=[], placements=placements, winner=placements.index(1), knocked_out_round=(),
+    ...                       forfeited=())
+    >>> games = [game(1, ("ann", "bo", "cy"), (1, 2, 3)), game(2, ("bo", "cy", "ann"), (2, 1, 2))]
+    >>> standings = compute_standings(games)
+    >>> [(row.rank, row.bot, row.points, row.games, row.rank_text) for row in standings.rows]
+    [(1, 'ann', 2.5, 2, '1–3'), (2, 'cy', 2.0, 2, '1–3'), (3, 'bo', 1.5, 2, '1–3')]
+
+    ann scored 2 in game 1 (it outlasted both) and 1/2 in game 2 (placed equal with bo);
+    two games cannot tell three bots apart, so each rank range is 1–3.
     """
     games = _canonical_games(records)
     tallies = tally(games, bots or ())

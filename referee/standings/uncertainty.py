@@ -89,7 +89,16 @@ def estimates(fit: Strengths) -> NDArray[np.float64]:
 
 
 def intervals(fit: Strengths, confidence: float = CONFIDENCE) -> list[Interval]:
-    """The interval of every bot of ``fit`` (module doc), in the order of ``fit.bots``."""
+    """The interval of every bot of ``fit`` (module doc), in the order of ``fit.bots``.
+
+    >>> from referee.standings.strength import Unit, fit_strengths
+    >>> won = Unit(("a", "b"), {"a": (1.0, 1), "b": (0.0, 1)})  # one deal's rotations: a outlasted b
+    >>> lost = Unit(("a", "b"), {"a": (0.0, 1), "b": (1.0, 1)})
+    >>> [(interval.estimate, interval.low, interval.high) for interval in intervals(fit_strengths([won] * 9 + [lost]))]
+    [(0.9, 0.673784284, 1.0), (0.1, 0.0, 0.326215716)]
+    >>> intervals(fit_strengths([won] * 5))[0]  # fewer than MIN_UNITS units: no interval
+    Interval(estimate=1.0, low=None, high=None, units=5, se=None)
+    """
     out = []
     shown = estimates(fit)
     for i in range(len(fit.bots)):
@@ -125,7 +134,16 @@ def load() -> None:
 
 def rank_sets(fit: Strengths, confidence: float = CONFIDENCE) -> list[tuple[int, int]]:
     """``(best, worst)`` rank of every bot of ``fit`` (ranks 1..len(fit.bots)), simultaneous
-    at ``confidence`` and monotone in the estimate (module doc), in the order of ``fit.bots``."""
+    at ``confidence`` and monotone in the estimate (module doc), in the order of ``fit.bots``.
+
+    >>> from referee.standings.strength import Unit, fit_strengths
+    >>> won = Unit(("a", "b"), {"a": (1.0, 1), "b": (0.0, 1)})  # one deal's rotations: a outlasted b
+    >>> lost = Unit(("a", "b"), {"a": (0.0, 1), "b": (1.0, 1)})
+    >>> rank_sets(fit_strengths([won] * 9 + [lost]))  # a first, b second
+    [(1, 1), (2, 2)]
+    >>> rank_sets(fit_strengths([won] * 7 + [lost] * 3))  # 7 deals to 3 do not tell them apart
+    [(1, 2), (1, 2)]
+    """
     n = len(fit.bots)
     stronger, weaker = [0] * n, [0] * n
     for above, below in separations(fit, confidence):
@@ -231,7 +249,11 @@ SEQUENTIAL_MIN_UNITS = 10  # units each bot needs before a sequential test decid
 
 
 def sprt_bounds(tests: int = 1, confidence: float = CONFIDENCE) -> tuple[float, float]:
-    """Wald's (lower, upper) LLR bounds with ``alpha = beta = (1 - confidence) / tests``."""
+    """Wald's (lower, upper) LLR bounds with ``alpha = beta = (1 - confidence) / tests``.
+
+    >>> [round(bound, 3) for bound in sprt_bounds()]  # ln(0.05 / 0.95), ln(0.95 / 0.05)
+    [-2.944, 2.944]
+    """
     alpha = (1 - confidence) / max(1, tests)
     return math.log(alpha / (1 - alpha)), math.log((1 - alpha) / alpha)
 
@@ -247,7 +269,15 @@ def sprt_llr(gap: float, se: float | None, margin: float = MARGIN) -> float | No
 def sprt(gap: float, se: float | None, units: int, margin: float = MARGIN, tests: int = 1, confidence: float = CONFIDENCE) -> Verdict:
     """The sequential test of a pair ``gap`` apart (first minus second, points per game;
     ``units`` the fewer units of the two): OPEN below :data:`SEQUENTIAL_MIN_UNITS` units or
-    without a spread. Raises ValueError for a margin that is not above 0."""
+    without a spread. Raises ValueError for a margin that is not above 0.
+
+    >>> sprt(gap=0.3, se=0.05, units=12)  # well beyond the margin of 0.1 points per game
+    <Verdict.AHEAD: 'ahead'>
+    >>> sprt(gap=0.01, se=0.02, units=12)
+    <Verdict.LEVEL: 'level'>
+    >>> sprt(gap=0.3, se=0.05, units=4)  # too few units to decide
+    <Verdict.OPEN: 'open'>
+    """
     if margin <= 0:
         raise ValueError(f"margin {margin}: expected above 0 points per game")
     llr = sprt_llr(gap, se, margin)
@@ -265,7 +295,11 @@ def games_to_decide(llr: float | None, units: int, games: int, bounds: tuple[flo
     """About how many more games (of the whole league, ``games`` so far) an open test needs,
     if the gap and the spread stay as they are: the LLR grows in proportion to the games, and
     the fewer units ``units`` must reach :data:`SEQUENTIAL_MIN_UNITS`. None when it cannot be
-    estimated (no spread, no games, or a gap of exactly half the margin)."""
+    estimated (no spread, no games, or a gap of exactly half the margin).
+
+    >>> games_to_decide(sprt_llr(gap=0.1, se=0.05), units=12, games=100, bounds=sprt_bounds())
+    48
+    """
     if llr is None or games <= 0 or units <= 0 or llr == 0:
         return None
     bound = bounds[1] if llr > 0 else bounds[0]

@@ -48,7 +48,11 @@ class Decision:
     games: int
 
     def when(self) -> str:
-        """``"decided after 12 rounds"`` (or ``"… after 840 games"`` without rounds)."""
+        """``"decided after 12 rounds"`` (or ``"… after 840 games"`` without rounds).
+
+        >>> Decision("quin", "pia", Verdict.AHEAD, round=12, games=840).when()
+        'decided after 12 rounds'
+        """
         if self.round is not None:
             return f"decided after {_rounds(self.round)}"
         return f"decided after {_games(self.games)}"
@@ -75,7 +79,14 @@ class Sequential:
     stopped: str | None = None
 
     def kept(self, first: str, second: str) -> Decision | None:
-        """The kept decision on ``first`` (ranked above) and ``second``, if it still holds."""
+        """The kept decision on ``first`` (ranked above) and ``second``, if it still holds.
+
+        >>> sequential = Sequential(decided=(Decision("quin", "pia", Verdict.AHEAD, round=12, games=840),))
+        >>> sequential.kept("quin", "pia").verdict, sequential.kept("pia", "quin")  # pia has passed quin since
+        (<Verdict.AHEAD: 'ahead'>, None)
+        >>> Sequential.from_text(sequential.to_text()) == sequential
+        True
+        """
         for decision in self.decided:
             if {decision.first, decision.second} == {first, second}:
                 if decision.verdict is Verdict.LEVEL or decision.first == first:
@@ -171,7 +182,16 @@ class Verdicts:
 def pair_verdicts(fit: Strengths, ranked: Sequence[str], sequential: Sequential, games: int) -> Verdicts:
     """The verdicts on the neighbours of ``ranked`` (every bot, best first) that
     ``sequential`` asks about, at a look after ``games`` games of the league (module doc). A
-    pair with a bot without games is OPEN."""
+    pair with a bot without games is OPEN.
+
+    >>> from referee.standings.strength import Unit, fit_strengths
+    >>> won = Unit(("a", "b"), {"a": (1.0, 1), "b": (0.0, 1)})  # one deal's rotations: a outlasted b
+    >>> lost = Unit(("a", "b"), {"a": (0.0, 1), "b": (1.0, 1)})
+    >>> pair_verdicts(fit_strengths([won] * 18 + [lost] * 2), ["a", "b"], Sequential(), games=20).lines()
+    ['#1 a ahead of #2 b (decided after 20 games)', '#1 decided']
+    >>> pair_verdicts(fit_strengths([won] * 7 + [lost] * 3), ["a", "b"], Sequential(), games=10).lines()
+    ['#1 a / #2 b undecided: about 69 more games', '#1 not decided after 10 games']
+    """
     tests = min(sequential.separate, len(ranked) - 1)
     bounds = sprt_bounds(tests, sequential.confidence)
     out = []

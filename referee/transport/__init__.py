@@ -11,10 +11,18 @@
   is asked) and :class:`~referee.transport.replies.Reply` (what came back), no grpc.
 - :mod:`referee.transport.protogen` — ``make proto``.
 
-It builds requests from a :class:`referee.game.views.SeatView` alone and never imports
-``referee.game.engine`` (docs/design.md §3).
+It builds requests from a :class:`referee.game.views.SeatView` alone (docs/design.md §3): it
+imports the game's public types (views, cards, rules, time control), errors, grpc and the
+generated code; never the game's engine, dealing, round ends, game log or records (an
+import-linter contract), nor a wing above it.
 """
 
-from referee.transport.errors import HelloError, MalformedReply, ProtocolMismatch
+import os
+
+# Before any submodule imports grpc: gRPC logs at INFO level about fork() while bot processes
+# start (and the bots inherit the setting); users need only its errors.
+os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
+
+from referee.transport.errors import HelloError, MalformedReply, ProtocolMismatch  # noqa: E402 (after the setting)
 
 __all__ = ["HelloError", "MalformedReply", "ProtocolMismatch"]

@@ -8,12 +8,8 @@ Run: ``KWHIST_LISTEN=unix:/tmp/random.sock python sample_bots/python/random_bot.
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING
 
-from referee.botkit import Bot, can_pass, legal_cards, legal_suits, serve
-
-if TYPE_CHECKING:  # for annotations only: the bot starts sooner without loading them first
-    from referee.botkit import Card, SeatView, Suit
+from referee.botkit import Bot, Card, SeatView, Suit, can_pass, legal_cards, legal_suits, serve
 
 
 def _rng(view: SeatView) -> random.Random:

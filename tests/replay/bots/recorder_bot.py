@@ -6,13 +6,13 @@ empties its time bank), else the lowest legal action."""
 import sys
 import time
 
-from referee.botkit import Bot, decide, serve
+from referee.botkit import Bot, serve, server
 from referee.game.cards import CARDS, Card, Suit
 from referee.game.views import Play, SeatView
 from referee.transport import codec
 
 OUT = sys.argv[1]
-_original = decide.decide
+_original = server.decide
 
 
 def _recording(bot, request):  # type: ignore[no-untyped-def]
@@ -21,7 +21,7 @@ def _recording(bot, request):  # type: ignore[no-untyped-def]
     return _original(bot, request)
 
 
-decide.decide = _recording  # the kit's server looks it up at each request
+server.decide = _recording  # the kit's server looks it up at each request
 
 
 class Recorder(Bot):
