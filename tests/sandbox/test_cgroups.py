@@ -14,6 +14,7 @@ import pytest
 
 from referee.sandbox import SandboxSettings, bwrap_problem, cgroups, league_mode, nproc, resolve_mode
 from referee.sandbox.settings import MiB
+from tests.conftest import REPO
 from tests.sandbox.helpers import DONE, REPORT, Launcher, reported_limit, wait_log
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.timeout(60)]
@@ -36,6 +37,7 @@ def test_a_host_with_only_cgroup_v1_controllers_gets_no_cgroup_and_one_line_at_s
     for warning in warnings:  # what check-bot, play and a league print at start
         assert warning is not None and warning.splitlines().count(cgroups.LEGACY_WARNING) == 1, warning
         assert "cgroup controllers not available" not in warning
+    assert cgroups.LEGACY_WARNING in (REPO / "docs" / "sandbox.md").read_text(), "the docs show the line as it is"
 
 
 def test_a_v2_host_that_delegates_nothing_is_told_apart_from_a_v1_host(cgroup_host: MakeHost) -> None:
