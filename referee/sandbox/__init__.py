@@ -1,6 +1,6 @@
 """Starting, limiting and killing bot processes (docs/design.md §6, sandbox.md).
 
-Modes: ``bwrap`` (bubblewrap namespaces, limits by cgroups where writable and rlimits; the
+Modes: ``bwrap`` (bubblewrap namespaces, limits by cgroup v2 where writable and rlimits; the
 default where it runs), ``rlimits`` (a plain process in its own session with the same limits,
 no isolation) and ``none`` (debugging). :func:`resolve_mode` tells which one runs here (:func:`league_mode` for a league, where ``auto``
 never falls back to ``rlimits``);

@@ -1,20 +1,24 @@
-"""Cgroups for bot processes, where the host lets us write them (sandbox.md "Limits").
+"""Cgroups for bot processes: cgroup v2 only, where the host lets us write it (sandbox.md "Limits").
 
-cgroup v2 (``memory.max``, ``memory.swap.max``, ``pids.max``, ``cpu.max``, ``cgroup.kill``) when
-our own cgroup can delegate those controllers; else cgroup v1 hierarchies one by one
-(memory + memsw, pids, cpu, freezer). Anything not writable is skipped: the rlimits set by
-:mod:`referee.sandbox.limits` remain the backstop.
+Where our own cgroup in the v2 hierarchy can delegate the ``memory`` and ``pids``
+controllers (and ``cpu`` where it has it), each bot process gets a leaf of its own with
+``memory.max``, ``memory.swap.max`` 0, ``pids.max`` and ``cpu.max``, and is killed through
+``cgroup.kill`` (before Linux 5.14: frozen through ``cgroup.freeze``, then killed pid by pid).
+A host with no such cgroup (none writable, or the controllers held by the older v1
+hierarchy: :func:`legacy_host`) gets none: the rlimits of :mod:`referee.sandbox.limits` and
+:mod:`referee.sandbox.nproc` bound each bot, and :func:`warning` says so in one line at start.
+A normal user's systemd scopes are the other way to a v2 leaf (:mod:`referee.sandbox.userscope`).
 
-Layout: ``<our cgroup>/kwhist-<referee pid>-<random token>/<leaf>`` in each hierarchy, one
-leaf per bot process. The referee holds an exclusive ``flock(2)`` on each of its groups for
-its life; a group whose lock can be taken belongs to a referee that is gone (the kernel
-dropped its lock), and only such a group is removed as stale: no pid is trusted, so two
-referees in different PID namespaces never remove each other's groups. A controller that
-cannot be applied is named by :func:`warning` (printed at start) and in each bot's log. The bot's process joins its leaves itself before it runs any of the bot's code, so
-no fork escapes the limits: the start wrapper's shell writes ``0`` to each
-:meth:`Cgroup.join_files` (:mod:`referee.sandbox.wrapper`), or, where there is no wrapper,
-the forked child writes ``0`` to ``cgroup.procs`` descriptors opened here
-(:meth:`Cgroup.open_procs`).
+Layout: ``<our cgroup>/kwhist-<referee pid>-<random token>/<leaf>``, one leaf per bot
+process. The referee holds an exclusive ``flock(2)`` on its group for its life; a group
+whose lock can be taken belongs to a referee that is gone (the kernel dropped its lock), and
+only such a group is removed as stale: no pid is trusted, so two referees in different PID
+namespaces never remove each other's groups. A controller that cannot be delegated (cpu) is
+named by :func:`warning` (printed at start) and in each bot's log. The bot's process joins
+its leaf itself before it runs any of the bot's code, so no fork escapes the limits: the
+start wrapper's shell writes ``0`` to :meth:`Cgroup.join_files` (:mod:`referee.sandbox.wrapper`),
+or, where there is no wrapper, the forked child writes ``0`` to the ``cgroup.procs``
+descriptor opened here (:meth:`Cgroup.open_procs`).
 """
 
 from __future__ import annotations
@@ -33,20 +37,21 @@ from pathlib import Path
 from referee.sandbox._locks import try_lock
 from referee.sandbox.settings import MiB, SandboxSettings
 
-V1_CONTROLLERS = ("memory", "pids", "cpu", "freezer")
-V2_CONTROLLERS = ("memory", "pids", "cpu")
+CONTROLLERS = ("memory", "pids", "cpu")
+REQUIRED = frozenset({"memory", "pids"})  # without both, a leaf bounds too little to be worth it
 CPU_PERIOD_US = 100_000
 GROUP_LOCK = os.O_RDONLY | os.O_DIRECTORY
 """How a group's directory is opened to hold its lock (:func:`referee.sandbox._locks.try_lock`)."""
+MOUNTINFO = Path("/proc/self/mountinfo")
+OWN_CGROUP = Path("/proc/self/cgroup")  # tests point both at a host of their own making
 
 
 @dataclass(frozen=True)
 class Hierarchy:
-    """Where our bot cgroups go: v2 -> {"v2": base}; v1 -> {controller: base}.
-    ``missing``: the controllers wanted but not available or not writable here."""
+    """Where our bot cgroups go: ``group``, our ``kwhist-<pid>-<token>`` directory in the v2
+    hierarchy; ``missing``: the controllers of :data:`CONTROLLERS` it cannot have here."""
 
-    version: int
-    bases: dict[str, Path]
+    group: Path
     missing: tuple[str, ...] = ()
 
 
@@ -82,7 +87,7 @@ def _keyed(text: str, key: str) -> int:
 
 def _mounts() -> Iterator[tuple[str, str, str, set[str]]]:
     """(fstype, mount root, mount point, super options) of each cgroup mount."""
-    for line in _read(Path("/proc/self/mountinfo")).splitlines():
+    for line in _read(MOUNTINFO).splitlines():
         left, _, right = line.partition(" - ")
         fields, tail = left.split(), right.split()
         if len(fields) < 5 or len(tail) < 3 or tail[0] not in ("cgroup", "cgroup2"):
@@ -90,16 +95,18 @@ def _mounts() -> Iterator[tuple[str, str, str, set[str]]]:
         yield tail[0], fields[3], fields[4].replace("\\040", " "), set(tail[2].split(","))
 
 
-def _own_paths() -> dict[str, str]:
-    """Our cgroup path per v1 controller, and under key "" the v2 path."""
-    own: dict[str, str] = {}
-    for line in _read(Path("/proc/self/cgroup")).splitlines():
-        parts = line.split(":", 2)
-        if len(parts) != 3:
-            continue
-        for controller in parts[1].split(",") if parts[1] else [""]:
-            own[controller] = parts[2]
-    return own
+def legacy_host() -> bool:
+    """Whether this host keeps ``memory`` or ``pids`` in the older v1 hierarchy (a mount of
+    type ``cgroup``, not ``cgroup2``): a controller is in one hierarchy only, so v2 lacks it."""
+    return any(fstype == "cgroup" and options & REQUIRED for fstype, _root, _point, options in _mounts())
+
+
+def _own_path() -> str | None:
+    """Our cgroup in the v2 hierarchy (the ``0::`` line of ``/proc/self/cgroup``), or None."""
+    for line in _read(OWN_CGROUP).splitlines():
+        if line.startswith("0::"):
+            return line[3:]
+    return None
 
 
 def _under(mount_point: str, mount_root: str, own: str) -> Path | None:
@@ -159,8 +166,9 @@ def _clean_stale(base: Path) -> None:
             os.close(fd)
 
 
-def _try_v2() -> Hierarchy | None:
-    own = _own_paths().get("")
+def _find() -> Hierarchy | None:
+    """Our group under our own v2 cgroup, where that can delegate :data:`REQUIRED`."""
+    own = _own_path()
     if own is None:
         return None
     for fstype, root, point, _options in _mounts():
@@ -170,9 +178,9 @@ def _try_v2() -> Hierarchy | None:
         if base is None:
             continue
         available = set(_read(base / "cgroup.controllers").split())
-        if not {"memory", "pids"} <= available:
+        if not REQUIRED <= available:
             continue
-        wanted = [c for c in V2_CONTROLLERS if c in available]
+        wanted = [c for c in CONTROLLERS if c in available]
         enabled = set(_read(base / "cgroup.subtree_control").split())
         if not set(wanted) <= enabled and not _write(
             base / "cgroup.subtree_control", " ".join(f"+{c}" for c in wanted if c not in enabled)
@@ -186,28 +194,8 @@ def _try_v2() -> Hierarchy | None:
         if not _write(group / "cgroup.subtree_control", " ".join(f"+{c}" for c in wanted)):
             _release(group)
             continue
-        return Hierarchy(2, {"v2": group}, tuple(c for c in V2_CONTROLLERS if c not in wanted))
+        return Hierarchy(group, tuple(c for c in CONTROLLERS if c not in wanted))
     return None
-
-
-def _try_v1() -> Hierarchy | None:
-    own = _own_paths()
-    bases: dict[str, Path] = {}
-    for fstype, root, point, options in _mounts():
-        if fstype != "cgroup":
-            continue
-        for controller in V1_CONTROLLERS:
-            if controller not in options or controller in bases or controller not in own:
-                continue
-            base = _under(point, root, own[controller])
-            if base is None:
-                continue
-            try:
-                _clean_stale(base)
-                bases[controller] = _make_group(base)
-            except OSError:
-                continue
-    return Hierarchy(1, bases, tuple(c for c in V1_CONTROLLERS if c not in bases)) if bases else None
 
 
 enabled = True  # tests set it False to exercise the rlimits-only path
@@ -215,13 +203,11 @@ enabled = True  # tests set it False to exercise the rlimits-only path
 
 @functools.cache
 def _probe() -> Hierarchy | None:
-    if not Path("/proc/self/cgroup").exists():
-        return None
-    return _try_v2() or _try_v1()
+    return _find() if OWN_CGROUP.exists() else None
 
 
 def hierarchy() -> Hierarchy | None:
-    """The writable cgroup hierarchy of this host, probed once; None where there is none."""
+    """Our writable group in the cgroup v2 hierarchy, probed once; None where there is none."""
     return _probe() if enabled else None
 
 
@@ -235,163 +221,137 @@ def _release(group: Path) -> None:
             os.close(fd)
 
 
-NO_CGROUP_WARNING = (
-    "sandbox: no writable cgroup here: memory is bounded by RLIMIT_AS (not for Node, the JVM or Go), "
-    "processes by RLIMIT_NPROC, and there is no CPU share"
+RLIMITS_STAND_IN = (
+    "memory is bounded by RLIMIT_AS (not for Node, the JVM or Go), processes by RLIMIT_NPROC, and there is no CPU share"
 )
+NO_CGROUP_WARNING = f"sandbox: no writable cgroup here: {RLIMITS_STAND_IN}"
+LEGACY_WARNING = f"sandbox: no cgroup v2 controllers here (the host has v1 only): {RLIMITS_STAND_IN}"
+
+
+def missing_warning(missing: tuple[str, ...] | list[str]) -> str:
+    """The line naming the cgroup controllers a host cannot give the bots."""
+    return f"sandbox: cgroup controllers not available here: {', '.join(missing)} (the rlimits stand in)"
 
 
 def warning() -> str | None:
-    """One line naming what cannot be applied here (no cgroup at all, or the controllers
-    missing), for the start of a league; None when every controller applies."""
+    """One line naming what cannot be applied here, for the start of a league and of
+    ``check-bot`` and ``play``: no cgroup at all (:data:`LEGACY_WARNING` where the host keeps
+    its controllers in the v1 hierarchy, else :data:`NO_CGROUP_WARNING`), or the controllers
+    missing; None when every controller applies."""
     found = hierarchy()
     if found is None:
-        return NO_CGROUP_WARNING if enabled and Path("/proc/self/cgroup").exists() else None
-    if found.missing:
-        return f"sandbox: cgroup controllers not available here: {', '.join(found.missing)} (the rlimits stand in)"
-    return None
+        if not enabled or not OWN_CGROUP.exists():
+            return None
+        return LEGACY_WARNING if legacy_host() else NO_CGROUP_WARNING
+    return missing_warning(found.missing) if found.missing else None
 
 
 def clean_stale_groups() -> None:
     """Remove the empty groups left behind by referees that were killed."""
     found = hierarchy()
-    for group in found.bases.values() if found else ():
+    if found is not None:
         with contextlib.suppress(OSError):
-            _clean_stale(group.parent)
+            _clean_stale(found.group.parent)
 
 
 def remove_groups() -> None:
-    """Remove this referee's (empty) ``kwhist-<pid>`` groups, and those left by referees that
+    """Remove this referee's (empty) ``kwhist-<pid>`` group, and those left by referees that
     were killed; called once every bot is gone."""
     if _probe.cache_info().currsize == 0:
         return
     found = _probe()
     if found is None:
         return
-    for group in found.bases.values():
-        _release(group)
-        with contextlib.suppress(OSError):
-            _clean_stale(group.parent)
+    _release(found.group)
+    with contextlib.suppress(OSError):
+        _clean_stale(found.group.parent)
     _probe.cache_clear()
+
+
+def _configure(path: Path, settings: SandboxSettings) -> bool:
+    """Write the limits of ``settings`` into the leaf ``path``; False where memory or pids
+    cannot be set (swap, the OOM group and cpu are set where the host has them)."""
+    ok = _write(path / "memory.max", str(settings.memory_mb * MiB)) and _write(path / "pids.max", str(settings.pids))
+    if (path / "memory.swap.max").exists():
+        _write(path / "memory.swap.max", "0")
+    _write(path / "memory.oom.group", "1")
+    if (path / "cpu.max").exists():
+        _write(path / "cpu.max", f"{max(1000, int(settings.cpus * CPU_PERIOD_US))} {CPU_PERIOD_US}")
+    return ok
 
 
 @dataclass
 class Cgroup:
-    """The cgroup leaves of one bot process (one per v1 controller, or one v2 leaf)."""
+    """The cgroup v2 leaf of one bot process: ``path``; ``missing``, the controllers of
+    :data:`CONTROLLERS` it does not have (the rlimits stand in)."""
 
-    version: int
-    leaves: dict[str, Path] = field(default_factory=dict)
-    memory_bytes: int = 0
-    missing: list[str] = field(default_factory=list)  # controllers that could not be applied
+    path: Path
+    missing: list[str] = field(default_factory=list)
 
     @classmethod
     def create(cls, leaf: str, settings: SandboxSettings) -> Cgroup | None:
-        """Make the leaves named ``leaf`` with the limits of ``settings``; None if not possible."""
+        """Make the leaf named ``leaf`` with the limits of ``settings``; None if not possible."""
         found = hierarchy()
         if found is None:
             return None
-        cgroup = cls(found.version, memory_bytes=settings.memory_mb * MiB, missing=list(found.missing))
-        for controller, group in found.bases.items():
-            path = group / leaf
-            try:
-                path.mkdir()
-            except FileExistsError:
-                pass
-            except OSError:
-                cgroup.missing.append(controller)
-                continue
-            if cgroup._configure(controller, path, settings):
-                cgroup.leaves[controller] = path
-            else:
-                cgroup.missing.append(controller)
-                with contextlib.suppress(OSError):
-                    path.rmdir()
-        return cgroup if cgroup.leaves else None
-
-    def _configure(self, controller: str, path: Path, settings: SandboxSettings) -> bool:
-        memory, quota = settings.memory_mb * MiB, max(1000, int(settings.cpus * CPU_PERIOD_US))
-        if controller == "v2":
-            ok = _write(path / "memory.max", str(memory)) and _write(path / "pids.max", str(settings.pids))
-            if (path / "memory.swap.max").exists():
-                _write(path / "memory.swap.max", "0")
-            _write(path / "memory.oom.group", "1")
-            if (path / "cpu.max").exists():
-                _write(path / "cpu.max", f"{quota} {CPU_PERIOD_US}")
-            return ok
-        if controller == "memory":
-            ok = _write(path / "memory.limit_in_bytes", str(memory))
-            if (path / "memory.memsw.limit_in_bytes").exists():
-                _write(path / "memory.memsw.limit_in_bytes", str(memory))
-            return ok
-        if controller == "pids":
-            return _write(path / "pids.max", str(settings.pids))
-        if controller == "cpu":
-            return _write(path / "cpu.cfs_period_us", str(CPU_PERIOD_US)) and _write(
-                path / "cpu.cfs_quota_us", str(quota)
-            )
-        return controller == "freezer"
+        path = found.group / leaf
+        try:
+            path.mkdir()
+        except FileExistsError:
+            pass
+        except OSError:
+            return None
+        if not _configure(path, settings):
+            with contextlib.suppress(OSError):
+                path.rmdir()
+            return None
+        return cls(path, list(found.missing))
 
     @property
     def limits_memory(self) -> bool:
-        return "v2" in self.leaves or "memory" in self.leaves
+        return "memory" not in self.missing
 
     @property
     def limits_pids(self) -> bool:
-        return "v2" in self.leaves or "pids" in self.leaves
+        return "pids" not in self.missing
+
+    def describe(self) -> str:
+        """For the bot's log: the controllers that bound it."""
+        return ",".join(sorted(set(CONTROLLERS) - set(self.missing)))
 
     def join_files(self) -> list[Path]:
-        """The file of each leaf to which a single-threaded process writes ``0`` to move
-        itself in (its later children are born inside): v1 ``tasks``, v2 ``cgroup.procs``.
-        On v1 a thread moving itself through ``tasks`` takes no global lock, where any write
-        to ``cgroup.procs`` waits for an RCU grace period (measured ~0.5 ms against 5-15 ms
-        for the four hierarchies on a loaded host)."""
-        name = "cgroup.procs" if self.version == 2 else "tasks"
-        return [path / name for path in self.leaves.values()]
+        """The file to which a process writes ``0`` to move itself in (its later children are
+        born inside): the leaf's ``cgroup.procs``."""
+        return [self.path / "cgroup.procs"]
 
     def open_procs(self) -> list[int]:
-        """Write-only descriptors (close-on-exec) of each leaf's ``cgroup.procs``; the child
-        writes ``b"0"`` to each to join, and the parent closes them after the fork."""
-        fds: list[int] = []
-        for path in self.leaves.values():
-            try:
-                fds.append(os.open(path / "cgroup.procs", os.O_WRONLY | os.O_CLOEXEC))
-            except OSError:
-                continue
-        return fds
-
-    def _file(self, controller: str, v1_name: str, v2_name: str) -> str:
-        if "v2" in self.leaves:
-            return _read(self.leaves["v2"] / v2_name)
-        if controller in self.leaves:
-            return _read(self.leaves[controller] / v1_name)
-        return ""
+        """A write-only descriptor (close-on-exec) of the leaf's ``cgroup.procs`` (none where it
+        cannot be opened); the child writes ``b"0"`` to it to join, and the parent closes it
+        after the fork."""
+        try:
+            return [os.open(self.path / "cgroup.procs", os.O_WRONLY | os.O_CLOEXEC)]
+        except OSError:
+            return []
 
     def oom_kills(self) -> int:
         """Processes killed by the kernel for reaching the memory limit."""
-        return _keyed(self._file("memory", "memory.oom_control", "memory.events"), "oom_kill")
-
-    def memory_limit_hits(self) -> int:
-        """Times the memory usage reached the limit (v1 ``memory.failcnt``, v2 ``max`` events)."""
-        if "v2" in self.leaves:
-            return _keyed(_read(self.leaves["v2"] / "memory.events"), "max")
-        text = self._file("memory", "memory.failcnt", "")
-        return int(text) if text.strip().isdigit() else 0
+        return _keyed(_read(self.path / "memory.events"), "oom_kill")
 
     def pids_limit_hits(self) -> int:
         """Forks refused at ``pids.max``."""
-        return _keyed(self._file("pids", "pids.events", "pids.events"), "max")
+        return _keyed(_read(self.path / "pids.events"), "max")
 
     def pids(self) -> set[int]:
         """Every process in the bot's cgroup."""
-        found: set[int] = set()
-        for path in self.leaves.values():
-            found |= {int(p) for p in _read(path / "cgroup.procs").split() if p.isdigit()}
-        return found
+        return {int(p) for p in _read(self.path / "cgroup.procs").split() if p.isdigit()}
+
+    def _kill_at_once(self) -> bool:
+        """``cgroup.kill`` (Linux 5.14+): every process of the leaf killed by the kernel."""
+        return (self.path / "cgroup.kill").exists() and _write(self.path / "cgroup.kill", "1")
 
     def send_kill(self) -> None:
         """SIGKILL every process in the cgroup once, without waiting (:meth:`kill` waits)."""
-        v2 = self.leaves.get("v2")
-        if v2 is not None and (v2 / "cgroup.kill").exists() and _write(v2 / "cgroup.kill", "1"):
+        if self._kill_at_once():
             return
         with self._frozen():
             for pid in self.pids():
@@ -402,8 +362,7 @@ class Cgroup:
         """SIGKILL every process in the cgroup (``cgroup.kill``; else freeze, kill, thaw) and
         wait until it is empty; True when it is."""
         deadline = time.monotonic() + timeout_s
-        v2 = self.leaves.get("v2")
-        if v2 is not None and (v2 / "cgroup.kill").exists() and _write(v2 / "cgroup.kill", "1"):
+        if self._kill_at_once():
             return self._wait_empty(deadline)
         while time.monotonic() < deadline:
             with self._frozen():
@@ -416,23 +375,13 @@ class Cgroup:
 
     @contextlib.contextmanager
     def _frozen(self) -> Iterator[None]:
-        if "v2" in self.leaves:
-            state, frozen, thawed = self.leaves["v2"] / "cgroup.freeze", "1", "0"
-        elif "freezer" in self.leaves:
-            state, frozen, thawed = self.leaves["freezer"] / "freezer.state", "FROZEN", "THAWED"
-        else:
-            yield
-            return
-        froze = _write(state, frozen)
-        if froze and "freezer" in self.leaves:
-            deadline = time.monotonic() + 1.0
-            while _read(state).strip() != "FROZEN" and time.monotonic() < deadline:
-                time.sleep(0.005)
+        state = self.path / "cgroup.freeze"
+        froze = _write(state, "1")
         try:
             yield
         finally:
             if froze:
-                _write(state, thawed)
+                _write(state, "0")
 
     def _wait_empty(self, deadline: float) -> bool:
         while self.pids():
@@ -442,13 +391,12 @@ class Cgroup:
         return True
 
     def remove(self) -> None:
-        """Remove the (empty) leaves; a leaf still holding a process is left behind."""
-        for path in self.leaves.values():
-            for _ in range(50):
-                try:
-                    path.rmdir()
-                    break
-                except FileNotFoundError:
-                    break
-                except OSError:
-                    time.sleep(0.01)
+        """Remove the (empty) leaf; a leaf still holding a process is left behind."""
+        for _ in range(50):
+            try:
+                self.path.rmdir()
+                break
+            except FileNotFoundError:
+                break
+            except OSError:
+                time.sleep(0.01)

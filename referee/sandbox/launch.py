@@ -267,10 +267,7 @@ def _start(
         argv = cgroup.argv_prefix() + argv
     rlimits = limits.rlimits(settings, address_space=rlimit_as, nproc=outer_nproc) if mode != "none" else []
     shown_uid = uid if uid is not None else os.geteuid()
-    if isinstance(cgroup, userscope.ScopeCgroup):
-        cgroup_shown = cgroup.describe()
-    else:
-        cgroup_shown = ",".join(sorted(cgroup.leaves)) if cgroup else "none"
+    cgroup_shown = cgroup.describe() if cgroup is not None else "none"
     if inner_nproc is not None:
         processes = f", RLIMIT_NPROC {inner_nproc} in its own user namespace (uid {outer_nproc})"
     elif outer_nproc is not None and uid is None:

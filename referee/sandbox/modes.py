@@ -64,18 +64,20 @@ def rlimits_warning() -> str:
 
 def limits_warning(mode: str) -> str | None:
     """What this host does not let the referee bound per bot process (one line each), or
-    None: cgroup controllers missing (:func:`referee.sandbox.cgroups.warning`; a normal
-    user's systemd scopes stand in for a cgroup of our own: :mod:`referee.sandbox.userscope`),
-    and processes bounded only for the uid as a whole (:func:`referee.sandbox.nproc.warning`)."""
+    None: no cgroup v2 here, or controllers missing (:func:`referee.sandbox.cgroups.warning`;
+    a normal user's systemd scopes stand in for a cgroup of our own:
+    :mod:`referee.sandbox.userscope`), and processes bounded only for the uid as a whole
+    (:func:`referee.sandbox.nproc.warning`). The one place the start of a league, of
+    ``check-bot`` and of ``play`` learns what the host bounds (through :func:`resolve_mode`)."""
     found = cgroups.hierarchy()
     manager = userscope.available() if found is None and mode != "none" else None
     if manager is not None:
-        missing = sorted({"memory", "pids", "cpu"} - manager.controllers)
-        cgroup_line = f"sandbox: cgroup controllers not available here: {', '.join(missing)} (the rlimits stand in)" if missing else None
+        missing = sorted(set(cgroups.CONTROLLERS) - manager.controllers)
+        cgroup_line = cgroups.missing_warning(missing) if missing else None
         pids_bounded = "pids" in manager.controllers
     else:
         cgroup_line = cgroups.warning()
-        pids_bounded = found is not None and ("v2" in found.bases or "pids" in found.bases)
+        pids_bounded = found is not None  # a group of our own always has pids (cgroups.REQUIRED)
     return _joined(cgroup_line, nproc.warning(mode, pids_bounded))
 
 

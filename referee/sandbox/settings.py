@@ -21,7 +21,7 @@ class SandboxSettings:
     - ``mode``: ``auto`` (bwrap where bubblewrap runs, else rlimits), ``bwrap``, ``rlimits``, ``none``.
     - ``memory_mb``: memory (cgroup memory + swap 0; else ``RLIMIT_AS``), MiB.
     - ``pids``: processes and threads (cgroup ``pids.max``; else ``RLIMIT_NPROC``).
-    - ``cpus``: CPU share (cgroup ``cpu.max`` / ``cfs_quota_us``), in CPUs.
+    - ``cpus``: CPU share (cgroup v2 ``cpu.max``), in CPUs.
     - ``cpu_seconds``: ``RLIMIT_CPU`` backstop for a whole league, s of CPU time.
     - ``open_files``: ``RLIMIT_NOFILE``.
     - ``file_size_mb``: ``RLIMIT_FSIZE``, MiB.

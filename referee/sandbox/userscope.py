@@ -86,7 +86,7 @@ def _probe() -> UserManager | None:
     lines = done.stdout.split("\n")
     if done.returncode != 0 or len(lines) < 3 or lines[1].strip() != str(PROBE_TASKS) or not lines[0].startswith("/"):
         return None
-    controllers = frozenset(lines[2].split()) & {"memory", "pids", "cpu"}
+    controllers = frozenset(lines[2].split()) & set(cgroups.CONTROLLERS)
     scope = mount / lines[0].strip().lstrip("/")  # our scopes go beside the probe's
     return UserManager(tool, controllers, scope.parent, tuple(sorted(bus.items()))) if "pids" in controllers else None
 
@@ -99,8 +99,8 @@ def available() -> UserManager | None:
 
 @dataclass
 class ScopeCgroup(Cgroup):
-    """The cgroup of one bot process's transient scope (its one leaf, ``v2``, exists from
-    the moment ``systemd-run`` moved the process until the scope is empty)."""
+    """The cgroup of one bot process's transient scope (its leaf exists from the moment
+    ``systemd-run`` moved the process until the scope is empty)."""
 
     unit: str = ""
     manager: UserManager | None = None
@@ -109,18 +109,10 @@ class ScopeCgroup(Cgroup):
     @classmethod
     def for_bot(cls, stem: str, settings: SandboxSettings, manager: UserManager) -> ScopeCgroup:
         """The scope of one bot process (``stem``: its file-name-safe ``<name>-<slot>``)."""
-        missing = sorted({"memory", "pids", "cpu"} - manager.controllers)
+        missing = sorted(set(cgroups.CONTROLLERS) - manager.controllers)
         safe = "".join(char if char.isalnum() or char in "-_" else "_" for char in stem)
         unit = f"kwhist-{_TOKEN}-{next(_serial)}-{safe}"
-        return cls(
-            2,
-            leaves={"v2": manager.slice / f"{unit}.scope"},
-            memory_bytes=settings.memory_mb * 1024 * 1024,
-            missing=missing,
-            unit=unit,
-            manager=manager,
-            settings=settings,
-        )
+        return cls(manager.slice / f"{unit}.scope", missing, unit=unit, manager=manager, settings=settings)
 
     def argv_prefix(self) -> list[str]:
         """``systemd-run`` starting the rest of the argv in this scope, with the limits; the
@@ -147,14 +139,6 @@ class ScopeCgroup(Cgroup):
             env,
             *(f"--unset={key}" for key, _value in self.manager.bus),
         ]
-
-    @property
-    def limits_memory(self) -> bool:
-        return self.manager is not None and "memory" in self.manager.controllers
-
-    @property
-    def limits_pids(self) -> bool:
-        return self.manager is not None and "pids" in self.manager.controllers
 
     def describe(self) -> str:
         """For the bot's log: the scope and what it bounds."""

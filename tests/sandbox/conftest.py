@@ -7,12 +7,12 @@ import os
 import shutil
 import tempfile
 import uuid
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 import pytest
 
-from referee.sandbox import BotProcess, SandboxSettings, bwrap_problem, cgroups, kill_all, launch
+from referee.sandbox import BotProcess, SandboxSettings, bwrap_problem, cgroups, kill_all, launch, userscope
 from tests.sandbox import runtime
 from tests.sandbox.helpers import BOTS, MARKER_KEY, Launcher, bot_pids, next_slot
 
@@ -72,6 +72,57 @@ def limit_mode(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) 
         monkeypatch.setattr(cgroups, "enabled", False)
         return "rlimits"
     return str(request.param)
+
+
+FAKE_HOSTS = ("legacy", "hybrid", "v2", "v2-undelegated")
+
+
+@pytest.fixture
+def cgroup_host(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[str], Path]]:
+    """``cgroup_host(kind)`` points the cgroup probe (referee/sandbox/cgroups.py, and the user
+    scopes' through it) at a host made under ``tmp_path``, and returns the root of its tree:
+
+    - ``legacy``: memory, pids, cpu and freezer in the v1 hierarchy only, no v2 mount;
+    - ``hybrid``: the same beside a v2 mount with no controllers (systemd's hybrid layout);
+    - ``v2``: a v2 mount whose root (our cgroup) delegates memory, pids and cpu;
+    - ``v2-undelegated``: a v2 mount whose root offers no memory or pids controller.
+
+    The v1 trees look writable (plain directories), so a referee that used them would make
+    its groups there. What was probed is forgotten before and after."""
+    root = tmp_path / "cgroup"
+
+    def make(kind: str) -> Path:
+        assert kind in FAKE_HOSTS, kind
+        mounts, own = [], []
+        if kind in ("legacy", "hybrid"):
+            for index, controller in enumerate(("cpu", "memory", "pids", "freezer"), start=1):
+                (root / controller).mkdir(parents=True)
+                (root / controller / "cgroup.procs").write_text("")
+                mounts.append(f"{31 + index} 31 0:{29 + index} / {root / controller} rw,relatime - cgroup cgroup rw,{controller}")
+                own.append(f"{index}:{controller}:/")
+        if kind != "legacy":
+            unified = root / "unified" if kind == "hybrid" else root
+            unified.mkdir(parents=True, exist_ok=True)
+            (unified / "cgroup.controllers").write_text("cpu memory pids\n" if kind == "v2" else "hugetlb\n")
+            (unified / "cgroup.subtree_control").write_text("")
+            mounts.append(f"41 31 0:38 / {unified} rw,relatime - cgroup2 cgroup2 rw")
+            own.append("0::/")
+        (tmp_path / "mountinfo").write_text("\n".join(mounts) + "\n")
+        (tmp_path / "self-cgroup").write_text("\n".join(own) + "\n")
+        monkeypatch.setattr(cgroups, "MOUNTINFO", tmp_path / "mountinfo")
+        monkeypatch.setattr(cgroups, "OWN_CGROUP", tmp_path / "self-cgroup")
+        _forget_probes()
+        return root
+
+    yield make
+    if cgroups._probe.cache_info().currsize and (found := cgroups._probe()) is not None and root in found.group.parents:
+        cgroups._release(found.group)  # the made host's group: its lock (the tree goes with tmp_path)
+    _forget_probes()
+
+
+def _forget_probes() -> None:
+    cgroups._probe.cache_clear()
+    userscope._probe.cache_clear()
 
 
 def _short_dir(prefix: str) -> Path:

@@ -13,6 +13,13 @@ from referee.sandbox import BotProcess
 
 BOTS = Path(__file__).parent / "bots"
 MARKER_KEY = "KWHIST_TEST_MARKER"
+REPORT = (
+    "cat /proc/self/limits; echo UID $(id -u); tr '\\0' '\\n' </proc/$$/environ; "
+    "echo REPORTED_$((1 + 1)); exec sleep 30"
+)
+"""A bot command (``/bin/sh -c REPORT``) that writes its rlimits, uid and environment to its
+log, then :data:`DONE`, and sleeps."""
+DONE = "REPORTED_2"  # not in the command line that the log shows
 _slots = itertools.count(100)
 
 
@@ -79,3 +86,10 @@ def wait_exit(process: BotProcess, timeout_s: float = 30.0) -> int:
 
 
 Launcher = Callable[..., BotProcess]
+
+
+def reported_limit(log: str, name: str) -> tuple[str, str]:
+    """(soft, hard) of the rlimit ``name`` ("Max open files") in a :data:`REPORT` bot's log."""
+    line = next(line for line in log.splitlines() if line.startswith(name))
+    soft, hard = line[len(name) :].split()[:2]
+    return soft, hard

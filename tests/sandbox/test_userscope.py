@@ -57,7 +57,7 @@ def test_a_scope_carries_the_bots_limits_as_its_properties(manager: userscope.Us
     assert ["-pTasksMax=48", "-pMemoryMax=300M", "-pMemorySwapMax=0", "-pCPUQuota=50%"] == [a for a in argv if a.startswith("-p")]
     assert argv[-3:] == ["--", argv[0], "--unset=XDG_RUNTIME_DIR"]  # gone before the bot runs
     assert scope.limits_memory and scope.limits_pids and scope.join_files() == []
-    assert scope.leaves["v2"] == manager.slice / f"{scope.unit}.scope"
+    assert scope.path == manager.slice / f"{scope.unit}.scope"
     assert userscope.ScopeCgroup.for_bot("alpha-3", settings, manager).unit != scope.unit
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.sandbox.conftest import bwrap_ok, needs_bwrap, rlimits_python  # noqa: F401 (fixtures)
+from tests.sandbox.conftest import bwrap_ok, cgroup_host, needs_bwrap, rlimits_python  # noqa: F401 (fixtures)
 from tests.sandbox_league.helpers import Staged
 
 
@@ -26,4 +26,4 @@ def staged(needs_bwrap: None) -> Iterator[Staged]:
     shutil.rmtree(directory, ignore_errors=True)
 
 
-__all__ = ["bwrap_ok", "needs_bwrap", "rlimits_python", "staged"]
+__all__ = ["bwrap_ok", "cgroup_host", "needs_bwrap", "rlimits_python", "staged"]

@@ -1,18 +1,23 @@
 """Rows 4-7 of sandbox.md "Misbehaving bots": a fork bomb, 10 GiB of memory, a 5 GiB
 file, 100 000 open files, each from a bot in a league under bwrap. The bot meets the
-limit; the league finishes with every other game intact; no process of the bot is left."""
+limit; the league finishes with every other game intact; no process of the bot is left.
+Rows 4 and 5 also on a host whose controllers are in the older v1 hierarchy (made by the
+``cgroup_host`` fixture), where the rlimits alone meet them and the start says so."""
 
 from __future__ import annotations
 
 import re
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from referee.sandbox import cgroups
 from tests.sandbox_league.helpers import (
     BAD,
     GAMES,
+    OTHER,
     ROTATIONS,
     League,
     Staged,
@@ -43,9 +48,28 @@ def crash_faults(league: League) -> list[str]:
     return details
 
 
-def test_row4_a_fork_bomb_fails_inside_the_bot_and_nothing_else_notices(short_tmp: Path, staged: Staged) -> None:
+@pytest.fixture(params=["host", "cgroup-v1-host"])
+def host(request: pytest.FixtureRequest) -> str:
+    """This host as it is, and a host with cgroup v1 only (no cgroup: the rlimits bound)."""
+    if request.param == "cgroup-v1-host":
+        make: Callable[[str], Path] = request.getfixturevalue("cgroup_host")
+        make("hybrid")
+    return str(request.param)
+
+
+def assert_host_said(league: League, host: str, printed: str) -> None:
+    """On a cgroup v1 host, the start said so in one line, and no bot process had a cgroup."""
+    if host == "cgroup-v1-host":
+        assert printed.splitlines().count(cgroups.LEGACY_WARNING) == 1, printed
+        for path in [*league.logs(), *league.logs(OTHER)]:
+            first = path.read_text(errors="replace").splitlines()[0]
+            assert "cgroup none, RLIMIT_AS on" in first, first
+
+
+def test_row4_a_fork_bomb_fails_inside_the_bot_and_nothing_else_notices(short_tmp: Path, staged: Staged, host: str) -> None:
     league = write_league(short_tmp, [staged("fork_bomb_bot.py")], staged, move_ms=MOVE_MS)
-    records, _ = run_in_process(league)
+    records, printed = run_in_process(league)
+    assert_host_said(league, host, printed)
     assert_league_intact(records)
     assert_sandboxed(league)
     log = league.log_text()
@@ -59,9 +83,10 @@ def test_row4_a_fork_bomb_fails_inside_the_bot_and_nothing_else_notices(short_tm
     assert_no_process_left(staged.dir)
 
 
-def test_row5_allocating_10_gib_is_a_crash_naming_the_memory_limit(short_tmp: Path, staged: Staged) -> None:
+def test_row5_allocating_10_gib_is_a_crash_naming_the_memory_limit(short_tmp: Path, staged: Staged, host: str) -> None:
     league = write_league(short_tmp, [staged("memory_hog_bot.py")], staged, move_ms=MOVE_MS)
-    records, _ = run_in_process(league)
+    records, printed = run_in_process(league)
+    assert_host_said(league, host, printed)
     assert_league_intact(records)
     assert_sandboxed(league)
     for detail in crash_faults(league):
