@@ -3,6 +3,8 @@ than blamed for the machine's slowness; one that never answers is still a startu
 
 from __future__ import annotations
 
+import re
+
 from pathlib import Path
 
 import trio
@@ -37,4 +39,6 @@ def test_a_bot_that_never_answers_hello_is_still_a_startup_fault(short_tmp: Path
     got = acquire_one(short_tmp, ("python", str(BOTS / "slow_hello_bot.py"), "--delay-ms", "600000", "--every"), startup_ms=2_000)
     assert isinstance(got, StartFailure) and got.kind == "startup", got
     assert got.answer.startswith("DEADLINE_EXCEEDED")
-    assert "asked 3 times" in got.detail or "asked 10 times" in got.detail, got.detail
+    # the allowance stretches from 3 to 10 x startup_ms while the machine is overloaded, so the
+    # number of asks depends on the load during the test (8 seen on a loaded CI machine)
+    assert re.search(r"asked \d+ times while its process ran", got.detail), got.detail
