@@ -4,7 +4,6 @@ than blamed for the machine's slowness; one that never answers is still a startu
 from __future__ import annotations
 
 import re
-
 from pathlib import Path
 
 import trio
