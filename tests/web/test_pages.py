@@ -120,12 +120,27 @@ def test_the_standings_page_and_the_terminal_give_the_same_verdicts(tmp_path: Pa
         print_standings(console, snapshot.standings, title="Standings")
         terminal = console.export_text()
     lines = snapshot.standings.verdicts.lines()
-    assert len(lines) == 4 and lines[0].startswith("#1 bot0 ") and lines[2].startswith("#3 bot2 ")
-    assert lines[3] in ("top 3 decided after 8 rounds", "top 3 not decided after 8 rounds (games budget)") or lines[3].startswith("top 3 decided after")
-    for line in lines:
+    assert len(lines) == 5 and lines[0].startswith("#1 bot0 ") and lines[2].startswith("#3 bot2 ")
+    assert lines[3].startswith("places possible (95%, whole table at once): #1 bot0 ")
+    assert lines[4] in ("top 3 decided after 8 rounds", "top 3 not decided after 8 rounds (games budget)") or lines[4].startswith("top 3 decided after")
+    for line in [*lines, snapshot.standings.claims()["groups"]]:
         assert line in page and line in terminal
-    for header in ("strength", "interval", "pts/g"):
+    for header in ("strength", "interval", "pts/g", "group"):
         assert header in page and header in terminal
     top = snapshot.standings.rows[0]
-    assert top.strength is not None and top.strength.low is not None
+    assert top.strength is not None and top.strength.low is not None and top.group.startswith("a")
     assert f"{top.strength.low:.2f}–{top.strength.high:.2f}" in page and top.rank_text in page
+
+
+def test_the_site_root_keeps_the_projector_view() -> None:
+    """Issue 41: ``/?tv=1`` opened the normal view (the redirect to index.html dropped the query)."""
+    from starlette.requests import Request
+
+    from referee.web.app import to_index
+
+    def location(query: bytes) -> str:
+        request = Request({"type": "http", "method": "GET", "path": "/", "query_string": query, "headers": []})
+        return to_index(request).headers["location"]
+
+    assert location(b"tv=1") == "index.html?tv=1"
+    assert location(b"") == "index.html"
