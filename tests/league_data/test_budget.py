@@ -77,7 +77,7 @@ def test_minutes_budget_stops_at_a_round_boundary_within_budget(tmp_path: Path) 
         play(store, list(batch), clock, 2.0)
         played += 1
     assert played == 3 and rounds.seconds_played() <= 60
-    assert said[0].startswith("time budget reached: 3 rounds, 24 games in 0:48") and "round 4 would end at 1:04, past the 1:00 budget" in said[0]
+    assert said[0].startswith("time budget reached: 3 rounds, 24 games; ") and "round 4 would end at 1:04, past the 1:00 budget" in said[0]
     assert rounds.stop_reason == "time budget"
 
 

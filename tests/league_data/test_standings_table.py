@@ -100,3 +100,13 @@ def test_head_to_head_in_the_terminal_up_to_twelve_bots() -> None:
     console = Console(width=200, record=True, color_system=None)
     print_standings(console, many, title="Standings")
     assert "Head to head" not in console.export_text()  # 14 bots: only with --head-to-head
+
+
+def test_a_bot_without_games_says_so_and_is_not_ranked() -> None:
+    """Issue 41: bots with 0 games ranked ``26=`` under bots with 1 game."""
+    records = [game_record("g1", ["a", "b"], [1, 2], fixture=0)]
+    standings = compute_standings(records, bots=["a", "b", "new"])
+    rendered = text(standings_table(standings))
+    row = next(line for line in rendered.splitlines() if " new " in line)
+    assert "no games yet" in row and "3" not in row.split("│")[1], row
+    assert standings.row("new").rank is None and standings.row("new").place_text == ""

@@ -144,3 +144,29 @@ def test_the_site_root_keeps_the_projector_view() -> None:
 
     assert location(b"tv=1") == "index.html?tv=1"
     assert location(b"") == "index.html"
+
+
+def test_a_bot_page_shows_its_strength_its_place_and_its_own_line(tmp_path: Path) -> None:
+    """Issue 41: the bot page said ``points/game (the ranking key)`` but the key is strength,
+    which it did not show; and a student's own line (who the results tell apart from them)."""
+    import dataclasses
+
+    store = ResultsStore.open(tmp_path / "r.sqlite", league="night", fingerprint="f", config_text="", resume=False)
+    names = ["ann", "bob", "cy"]
+    for deal in range(12):
+        for rotation in range(3):
+            seats = names[rotation:] + names[:rotation]
+            places = [1 + names.index(bot) for bot in seats]  # ann beats bob beats cy, every deal
+            record = game_record(f"d{deal}-r{rotation}", seats, places, fixture=deal * 3 + rotation, league="night")
+            store.save_game(dataclasses.replace(record, seed=deal))
+    with store:
+        pages = Pages(SiteData(store, bots=[*names, "dee"]), live=False)
+        snapshot = pages.data.snapshot()
+        row = snapshot.standings.row("bob")
+        page = visible_text(pages.bot("bob"))
+        assert "strength (the ranking key)" in page and f"{row.strength.estimate:.2f}" in page  # type: ignore[union-attr]
+        assert "points/game (the ranking key)" not in page
+        line = snapshot.standings.own_line("bob")
+        assert line is not None and line.text() in page and "above cy" in page and "below ann" in page
+        assert "places possible" in page and "no letter in common" in page
+        assert "no games yet" in visible_text(pages.bot("dee"))
