@@ -52,7 +52,7 @@ def league_sequential(league: LeagueSettings, stored: str | None = None) -> Sequ
     the decisions, rounds and stop reason kept in ``stored`` (the store's ``sequential``
     meta text), if any."""
     kept = Sequential.from_text(stored)
-    return replace(kept, separate=league.separate, margin=league.margin, confidence=league.confidence)
+    return replace(kept, separate=league.separate, margin=league.margin, confidence=league.confidence, lesson=league.format == "movement")
 
 
 def duration_text(seconds: float) -> str:

@@ -84,7 +84,8 @@ class Decision:
 class Sequential:
     """What a league asks of the verdicts (its ``[league]`` keys ``separate``, ``margin``,
     ``confidence``) and what its looks decided so far; ``rounds`` played (a movement; None
-    otherwise) and why it ``stopped`` (e.g. ``"time budget"``; None while it runs)."""
+    otherwise), why it ``stopped`` (e.g. ``"time budget"``; None while it runs), and
+    whether it is a ``lesson`` (a movement: the verdicts' words say "lesson")."""
 
     separate: int = 1
     margin: float = MARGIN
@@ -92,6 +93,7 @@ class Sequential:
     decided: tuple[Decision, ...] = ()
     rounds: int | None = None
     stopped: str | None = None
+    lesson: bool = False
 
     def kept(self, first: str, second: str) -> Decision | None:
         """The kept decision on ``first`` (ranked above) and ``second``, if it still holds.
@@ -113,6 +115,7 @@ class Sequential:
         return json.dumps({
             "separate": self.separate, "margin": self.margin, "confidence": self.confidence,
             "decided": [decision.to_json() for decision in self.decided], "rounds": self.rounds, "stopped": self.stopped,
+            "lesson": self.lesson,
         })  # fmt: skip
 
     @classmethod
@@ -129,6 +132,7 @@ class Sequential:
                 decided=tuple(Decision.from_json(item) for item in data.get("decided", ())),
                 rounds=data.get("rounds"),
                 stopped=data.get("stopped"),
+                lesson=bool(data.get("lesson", False)),
             )
         except (ValueError, TypeError, KeyError, AttributeError):
             return cls()
@@ -249,7 +253,7 @@ def pair_verdicts(fit: Strengths, ranked: Sequence[str], sequential: Sequential,
     """
     tests = min(sequential.separate, len(ranked) - 1)
     bounds = sprt_bounds(tests, sequential.confidence)
-    lesson = "league" if sequential.rounds is None else "lesson"
+    lesson = "lesson" if sequential.lesson or sequential.rounds is not None else "league"
     out = []
     for place in range(1, tests + 1):
         first, second = ranked[place - 1], ranked[place]
