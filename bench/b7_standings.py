@@ -29,6 +29,19 @@ Figures:
   fixed test (:func:`referee.standings.uncertainty.separated` at 95%, Bonferroni over the same
   pairs) orders the tiers in 95% of the leagues (computed exactly for ``two`` and
   ``tiers``: leagues that stopped earlier are replayed, same seeds, up to that round);
+- **the class's groups** (issue 41) after ``--groups-rounds`` rounds (default 15: the
+  teacher's 900 games) of the identical, 4-tier and lesson leagues: the pairs of truly
+  different bots the groups tell apart (:func:`referee.standings.groups.class_groups`,
+  Benjamini–Yekutieli, as the standings show them), their false-discovery proportion (pairs
+  of equal bots or the wrong way round, over the pairs told apart; 0 when none) averaged
+  over the leagues, the leagues with a pair the wrong way round, and the leagues with any
+  false separation; beside them the same tests by Benjamini–Hochberg;
+- **twins** (issue 41): 2 heuristic bots above 28 weaker; after every round the verdict on
+  #1/#2 of the ranking (``separate`` = 1, the decisions of earlier looks kept, as ``referee
+  run`` looks), until it says "level" or ``--twins-max-rounds``: the leagues where the
+  twins were called level, the games it took, and any look that called them ahead;
+- **verdict words**: the most games any verdict line of the twins and league-stop leagues
+  named, over the games played (the bound is :data:`referee.standings.verdicts.LESSONS`);
 - **league stop** (as ``referee run`` uses it): :func:`referee.standings.uncertainty.top_verdicts`
   over the ranking by points per game, places 1 and 3, margin
   :data:`referee.standings.uncertainty.MARGIN`; stopped when no verdict is OPEN. With identical bots

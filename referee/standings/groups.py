@@ -184,6 +184,23 @@ def letter_display(order: Sequence[int], apart: Iterable[tuple[int, int]]) -> di
     return {bot: "".join(LETTERS[c] for c, column in enumerate(columns) if bot in column) for bot in bots}
 
 
+def letters_text(letters: str) -> str:
+    """A bot's letters as shown: three or more consecutive letters as a range.
+
+    >>> letters_text("a"), letters_text("ab"), letters_text("bcdefghi"), letters_text("acdeh")
+    ('a', 'ab', 'b–i', 'ac–eh')
+    """
+    out, run = [], ""
+    for letter in letters:
+        if run and LETTERS.index(letter) == LETTERS.index(run[-1]) + 1:
+            run += letter
+            continue
+        out.append(run)
+        run = letter
+    out.append(run)
+    return "".join(part if len(part) < 3 else f"{part[0]}–{part[-1]}" for part in out)
+
+
 def _absorb(columns: Sequence[frozenset[int]]) -> list[frozenset[int]]:
     """The columns that are not part of another (duplicates kept once)."""
     unique = list(dict.fromkeys(column for column in columns if column))

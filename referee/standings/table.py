@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 
 from referee.game.records import FAULT_KINDS, FaultKind, GameRecord
-from referee.standings.groups import FDR, METHOD, Groups, class_groups
+from referee.standings.groups import FDR, METHOD, Groups, class_groups, letters_text
 from referee.standings.ownline import OwnLine, own_line
 from referee.standings.ratings import Rating, rate_games
 from referee.standings.strength import Strengths, Unit, fit_strengths
@@ -110,11 +110,11 @@ class StandingsRow:
 
     @property
     def group_text(self) -> str:
-        """The row's letters; ``"—"`` for a bot with games but too few units for the tests;
-        ``""`` without games."""
+        """The row's letters as shown (``"b–e"`` for ``"bcde"``); ``"—"`` for a bot with
+        games but too few units for the tests; ``""`` without games."""
         if self.strength is None:
             return ""
-        return self.group or "—"
+        return letters_text(self.group) if self.group else "—"
 
     @property
     def rank_text(self) -> str:

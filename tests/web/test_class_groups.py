@@ -70,7 +70,7 @@ def test_the_terminal_shows_the_groups(lesson: tuple[Path, str], standings: Stan
     assert standings.claims()["groups"] in out
     for row in standings.rows:
         line = next(line for line in out.splitlines() if re.search(rf"│ {re.escape(row.bot)} ", line))
-        assert f"│ {row.group} " in line, (row.bot, row.group, line)
+        assert f"│ {row.group_text} " in line, (row.bot, row.group_text, line)
 
 
 @pytest.fixture(scope="module")
@@ -88,7 +88,7 @@ def test_the_web_page_and_the_projector_show_the_groups(browser: Any, site: str,
             """() => Object.fromEntries(Array.from(document.querySelectorAll("table.standings tbody tr"),
                 (row) => [row.dataset.bot, row.querySelector("td.group").textContent.trim()]))"""
         )
-        assert shown == {row.bot: row.group for row in standings.rows}, view
+        assert shown == {row.bot: row.group_text for row in standings.rows}, view
         assert page.locator("[data-testid=groups-note]").is_visible()
         if "tv" in view:
             assert page.evaluate("document.documentElement.scrollHeight") <= SCREEN["height"], "the projector shows all 30"
