@@ -159,7 +159,7 @@ class StandingsRow:
         rating = [self.mu, self.sigma, self.ordinal]
         times = ["" if value is None else f"{value:.3f}" for value in (self.median_ms, self.p95_ms)]
         return [
-            self.place_text, *(("", "") if self.rank_range is None else (str(value) for value in self.rank_range)), self.group, self.bot,
+            "" if self.rank is None else str(self.rank), *(("", "") if self.rank_range is None else (str(value) for value in self.rank_range)), self.group, self.bot,
             *("" if value is None else _number(value) for value in values), str(0 if strength is None else strength.units),
             _number(self.points_per_game) if self.games else "", str(self.games), str(self.wins),
             *(_number(value) for value in numbers), *(_number(value) for value in rating),

@@ -36,6 +36,10 @@ rank lies in its set, all at once. Finally each set is widened, never narrowed, 
 sets are monotone in the estimate (a bot ranked above another never has a later best or
 worst rank) and exactly tied bots share one set.
 
+**One bot's pairs** (:func:`marginal_separations`): the same step-down test over the pairs
+of one bot only, a claim for that bot at ``confidence`` (its marginal rank set, csranks'
+``marginal``): each student's own line (:mod:`referee.standings.ownline`).
+
 **Sequential test** (:func:`sprt`): a league that looks at its standings after every round
 must not simply test at 95% each time (repeated looks inflate the error). Like fastchess's
 SPRT for engine matches, a pair of neighbours in the ranking is a sequential probability
@@ -50,6 +54,13 @@ decided together (Bonferroni). No verdict before both bots have
 round 1 without it). Wald's bounds hold the error rates near alpha and beta however many
 looks the test takes; the estimated variance, and the pairs being chosen by the current
 order, make them approximate: B7 measures the rates reached.
+
+**Level within the margin** (:func:`equivalent`): the SPRT accepts "level" only for a gap
+well below half the margin with a standard error below about a third of it; neighbours in
+the ranking never have a gap below 0, so in a lesson it never does. The two one-sided tests
+of Schuirmann (1987) conclude "level" once the gap's ``1 - 2 alpha`` interval lies inside
+``(-margin, margin)``, which a long enough league reaches; :func:`judge` gives a pair's
+verdict from both, and :func:`games_to_level` the games they would need.
 """
 
 from __future__ import annotations
@@ -165,7 +176,7 @@ def marginal_separations(fit: Strengths, bot: int, confidence: float = CONFIDENC
     """The pairs (stronger, weaker) of bot ``bot`` (an index of ``fit.bots``) with each other
     bot that the same step-down test establishes when only that bot's pairs are tested
     together: a claim about one bot (its marginal rank set, as csranks' ``marginal``),
-    at ``confidence`` for all of that bot's pairs at once. None for a bot with too few units.
+    at ``confidence`` for all of that bot's pairs at once. No pair for a bot with too few units.
 
     >>> from referee.standings.strength import Unit, fit_strengths
     >>> won = Unit(("a", "b"), {"a": (1.0, 1), "b": (0.0, 1)})  # one deal's rotations: a outlasted b
