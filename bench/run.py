@@ -94,6 +94,8 @@ TARGETS = (
     Target("B4T", "referee CPU per decision, live display ≤ 1.1 × null reporter (working tree)", "tree_live_over_null", lambda f: f.median <= 1.1, _median, 1.1),
     Target("B4", "bot processes started inside the measured window: 0", "starts_in_window", lambda f: max(f.values) == 0, lambda f: f"{max(f.values):.0f} (worst run)"),
     Target("B14", "class league: games/s ≥ 1.5 × the base tree's (interleaved, start-up included)", "ratio", lambda f: f.median >= 1.5, _median, 1.5),
+    Target("B14", "class's command, 900 games: last game → final standings on the terminal ≤ 5 s", "command_end_gap", lambda f: f.median <= 5, _median, 5),
+    Target("B14", "class's command: the groups tell apart no pair against the tiers' order", "command_wrong_way", lambda f: max(f.values) == 0, lambda f: f"{max(f.values):.0f} (worst repetition)"),
     Target("B13", "standings: cost of a finished game at 10,000 ≤ 1.2 × at 100", "ratio", lambda f: f.median <= 1.2, _median, 1.2),
     Target("B2", "referee ≤ 1.10 × the rotating floor (secondary)", "overhead", lambda f: f.median <= 1.10, _median, 1.10),
     Target("B3", "engine ≥ 2.5 × OpenSpiel's decisions/s", "ratio", lambda f: f.median >= 2.5, _median, 2.5),
