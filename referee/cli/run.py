@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
+import time
 from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
@@ -21,7 +23,7 @@ from referee.config import load_config
 from referee.errors import BotError
 from referee.league.budget import MovementRounds, league_sequential, movement_line, too_long_warning
 from referee.league.preflight import check_bots, no_league, trouble_line
-from referee.league.progress import Plan
+from referee.league.progress import Plan, clock_text
 from referee.league.run import LeagueSpec, run_league
 from referee.league.runstate import RunClock
 from referee.report.faults import overload_line
@@ -37,7 +39,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     parser = sub.add_parser("run", help="run a league night from a config file")
     parser.add_argument("config", type=Path, help="tournaments/<night>.toml")
     parser.add_argument("--resume", action="store_true", help="continue a league: skip the games already stored")
-    parser.add_argument("--concurrency", type=positive_int, default=None, help="tables played at once (default: the config's)")
+    parser.add_argument("--concurrency", type=positive_int, default=None, help="games played at once (default: the config's)")
     parser.add_argument("--no-live", action="store_true", help="plain line-by-line output instead of the live display")
     parser.add_argument("--results", type=Path, default=None, help="results file (default: the config's, or results/<league>.sqlite)")
     parser.add_argument("--serve", metavar="[HOST:]PORT", default=None, help="serve the league's web site while it runs (e.g. 8000)")
@@ -47,6 +49,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 def run(args: argparse.Namespace) -> int:
+    began = time.monotonic()  # the league's clock counts from here: the class waits through the start-up too
     console = make_console()
     config = load_config(args.config)
     cluster = open_cluster_runner(config, args.cluster, say=lambda line: console.print(line, markup=False, highlight=False))
@@ -57,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
     if league.format != "movement":
         fixtures = make_fixtures(names, league.table_size, league.deals, league.seed, format=league.format, challengers=league.challengers)
     if cluster is None:
-        check_bots_first(console, spec)
+        check_bots_first(console, spec, live=not args.no_live)
     store = open_results(config, args.results, resume=args.resume, spec=spec)
     already = len(store.finished_game_ids())
     store.set_meta("sequential", league_sequential(league, store.meta().get("sequential")).to_text())  # the places to decide
@@ -73,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
         total = len(schedule)
         games_text = f"{total:,} games"
         run_clock = RunClock(store, Plan(games=total))
-    where = f"{spec.concurrency} at once" if cluster is None else cluster.describe()
+    where = f"{spec.concurrency} games at once" if cluster is None else cluster.describe()
     console.print(
         f"[bold]{escape(spec.name)}[/]: {len(config.bots)} bots, {games_text} at tables of {league.table_size}, {where}"
         + (f"; {already:,} already played" if already else "")
@@ -83,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
     elif (warning := too_long_warning(total or 0, league)) is not None:
         console.print(f"[yellow]warning:[/] {warning}")
     console.print(f"rules: {spec.rules.summary()}", highlight=False)
-    run_clock.start()
+    run_clock.start(at=began)
     reporter = make_reporter(console, progress=run_clock.progress, done=already, live=not args.no_live, standings=kept)
     if isinstance(schedule, MovementRounds):
         schedule.on_round = reporter.round_started
@@ -93,15 +96,20 @@ def run(args: argparse.Namespace) -> int:
 
     load_statistics()  # now, not when Ctrl-C must print the standings at once
 
-    async def league_night() -> None:
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(run_clock.keep_beating)
-            await run_league(spec, schedule, store, FeedStandings(reporter, kept), cluster)
-            nursery.cancel_scope.cancel()
+    def play_over() -> None:
+        """Every game is played: the league's clock stops (one play time everywhere), and
+        the screen says the final standings come next while the bots are stopped."""
         if isinstance(schedule, MovementRounds) and schedule.stop_reason is not None:
             run_clock.end(schedule.stop_reason, schedule.stopped or schedule.stop_reason)
         else:
             run_clock.end("schedule done", f"all {store.game_count():,} games of the schedule played")
+        reporter.finishing()
+
+    async def league_night() -> None:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(run_clock.keep_beating)
+            await run_league(spec, schedule, store, FeedStandings(reporter, kept, run_clock), cluster, over=play_over)
+            nursery.cancel_scope.cancel()
 
     def site_up(url: str) -> None:
         console.print(
@@ -126,17 +134,43 @@ def run(args: argparse.Namespace) -> int:
     standings()
     if (line := overload_line(store.overloads())) is not None:
         console.print(line, style="yellow", soft_wrap=True, highlight=False, markup=False)
+    over = run_clock.progress()
+    console.print(f"{over.done:,} games in {clock_text(over.elapsed_s)} ({over.reason or over.state})", highlight=False)
     console.print(f"results: {store.path}   (referee standings {store.path})")
     return 0
 
 
-def check_bots_first(console: Console, spec: LeagueSpec) -> None:
-    """Start each bot once before game 1 (:mod:`referee.league.preflight`): name each bot
-    that does not start; raise BotError when no game can be played, HostError when the host
-    cannot run a bot (both exit 2, before any game or standings)."""
+def check_bots_first(console: Console, spec: LeagueSpec, *, live: bool = True) -> None:
+    """Start each bot once before game 1 (:mod:`referee.league.preflight`), counting them
+    on screen (``starting 30 bots: 12/30``; one line each way without a live terminal):
+    name each bot that does not start (its log relative to here); raise BotError when no
+    game can be played, HostError when the host cannot run a bot (both exit 2, before any
+    game or standings)."""
+    total = len(spec.bots)
+    began = time.monotonic()
+
+    def counted(done: int) -> str:
+        return f"starting {total} bot{'s' if total != 1 else ''}: {done}/{total}"
+
     with shutdown_guard(console):
-        troubles = run_trio(partial(check_bots, spec))
+        if live and console.is_terminal:
+            with console.status(counted(0)) as status:
+                troubles = run_trio(partial(check_bots, spec, started=lambda done: status.update(counted(done))))
+        else:
+            console.print(f"starting {total} bot{'s' if total != 1 else ''}…", highlight=False)
+            troubles = run_trio(partial(check_bots, spec))
     for trouble in troubles:
-        console.print(f"[yellow]{safe_markup(trouble_line(trouble))}[/]", soft_wrap=True)
-    if (stop := no_league(troubles, len(spec.bots))) is not None:
+        shown = dataclasses.replace(trouble, log=None if trouble.log is None else shown_path(trouble.log))
+        console.print(f"[yellow]{safe_markup(trouble_line(shown))}[/]", soft_wrap=True)
+    if (stop := no_league(troubles, total)) is not None:
         raise BotError(stop)
+    console.print(f"{total - len(troubles)} of {total} bots started in {time.monotonic() - began:.0f} s", highlight=False)
+
+
+def shown_path(path: Path) -> Path:
+    """``path`` relative to the current folder when it is inside it (a log named to the
+    class: ``results/night/check/dora-3.log``), else as it is."""
+    try:
+        return path.resolve().relative_to(Path.cwd().resolve())
+    except (ValueError, OSError):
+        return path

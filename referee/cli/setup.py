@@ -26,6 +26,7 @@ from referee.league.pool import BotEntry
 from referee.results.store import ResultsStore
 from referee.game.records import GameRecord
 from referee.league.run import LeagueSpec, Reporter
+from referee.league.runstate import RunClock
 from referee.schedule.fixture import Fixture
 from referee.standings.running import RunningStandings
 from referee.standings.table import Standings, compute_standings
@@ -217,6 +218,11 @@ class StoreStandings:
         """Fold in a game just stored."""
         self._running.add(record)
 
+    @property
+    def games(self) -> int:
+        """The games folded in (those stored)."""
+        return self._running.games
+
     def __call__(self, sequential: Sequential | None = None) -> Standings:
         sequential = stored_sequential(self._store) if sequential is None else sequential
         key = (self._running.games, sequential.to_text())
@@ -229,15 +235,18 @@ class StoreStandings:
 
 class FeedStandings:
     """A league Reporter that folds each finished (already stored) game into ``standings``,
-    then tells ``reporter``."""
+    tells the league's ``run`` clock (the steady rate's mark), then tells ``reporter``."""
 
-    def __init__(self, reporter: Reporter, standings: StoreStandings) -> None:
+    def __init__(self, reporter: Reporter, standings: StoreStandings, run: RunClock | None = None) -> None:
         self._reporter = reporter
         self._standings = standings
+        self._run = run
 
     def game_started(self, fixture: Fixture) -> None:
         self._reporter.game_started(fixture)
 
     def game_finished(self, record: GameRecord) -> None:
         self._standings.add(record)
+        if self._run is not None:
+            self._run.game_stored(self._standings.games)
         self._reporter.game_finished(record)

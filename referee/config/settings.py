@@ -27,7 +27,7 @@ class LeagueSettings:
     seed: int
     table_size: int  # 2-7, at most the number of bots (rules.md R1)
     deals: int  # deals per table; each replayed with every rotation of the seats
-    concurrency: int  # tables played at once
+    concurrency: int  # games played at once
     results: Path
     format: Format
     challengers: tuple[str, ...]

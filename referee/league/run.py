@@ -101,11 +101,15 @@ async def run_league(
     store: ResultsStore,
     reporter: Reporter,
     runner: FixtureRunner | None = None,
+    *,
+    over: Callable[[], None] = lambda: None,
 ) -> None:
     """Play every fixture not yet in ``store``, up to ``spec.concurrency`` at once; with
     :class:`Rounds`, round after round (each round finished before the next is asked for).
     ``runner`` plays them elsewhere (a Dask cluster); by default they are played here, the
     bot processes kept from one round to the next. Each game is stored as it ends.
+    ``over()`` is called once the last game is stored and no round follows, before the bot
+    processes are stopped (the screen says so, the league's clock stops there).
 
     Bot faults never stop the league. Cancellation (Ctrl-C) kills every bot process;
     games already stored stay stored. Restarts and withdrawals are the league's
@@ -117,6 +121,7 @@ async def run_league(
     if runner is not None:
         while (batch := rounds.next_round()) is not None:
             await play_round(partial(runner, counts=counts), spec, batch, store, reporter)
+        over()
         return
     async with BotPool(
         spec.bots,
@@ -130,6 +135,7 @@ async def run_league(
         pacer = Pacer(spec.concurrency)  # one pace for the whole league, round after round
         while (batch := rounds.next_round()) is not None:
             await play_round(partial(run_fixtures, pool=pool, pacer=pacer), spec, batch, store, reporter)
+        over()
 
 
 async def play_round(

@@ -87,6 +87,13 @@ def sse_message(event: str, html: str) -> str:
     return f"event: {event}\n" + "".join(f"data: {line}\n" for line in html.splitlines()) + "\n"
 
 
+def to_index(request: Request) -> Response:
+    """``/`` sends the browser to ``index.html`` with the same query (``/?tv=1``: the
+    projector view)."""
+    query = request.url.query
+    return RedirectResponse("index.html" + (f"?{query}" if query else ""))
+
+
 def make_app(pages: Pages, audience: Audience | None = None) -> Starlette:
     """The site of ``pages`` (bot logs only when ``pages.logs_dir`` is set: ``--show-logs``);
     ``audience`` follows its event streams."""
@@ -163,7 +170,7 @@ def make_app(pages: Pages, audience: Audience | None = None) -> Starlette:
         return PlainTextResponse(text, media_type="text/plain; charset=utf-8")
 
     routes = [
-        Route("/", lambda request: RedirectResponse("index.html")),
+        Route("/", to_index),
         Route("/index.html", index),
         Route("/h2h.html", h2h),
         Route("/games.html", games),
