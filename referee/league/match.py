@@ -29,7 +29,7 @@ from referee.game.engine import Game
 from referee.game.faults import FaultPolicy
 from referee.game.records import ActionRecord, FaultKind, FaultRecord, OverloadRecord
 from referee.game.timecontrol import MAX_ASKS, SeatClock, TimeControl, Verdict
-from referee.game.views import Action, Event, SeatView, fallback_action, format_action
+from referee.game.views import Action, Event, SeatView, fallback_action, format_action, why_illegal
 from referee.league.lateness import held_up
 from referee.transport.replies import DecisionAsk, Reply
 
@@ -240,7 +240,7 @@ def _judge(view: SeatView, reply: Reply, verdict: Verdict, time: TimeControl) ->
     assert action is not None
     if action not in view.legal:
         legal = " ".join(format_action(a) for a in view.legal)
-        return action, ("illegal", f"{format_action(action)} is not legal here; legal: {legal}")
+        return action, ("illegal", f"{why_illegal(view, action)}; legal: {legal}")
     return action, None
 
 

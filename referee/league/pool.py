@@ -34,6 +34,7 @@ from referee.league.evidence import DecisionProbe
 from referee.league.lateness import heartbeat
 from referee.sandbox import TERM_GRACE_S, BotProcess, SandboxSettings, ask_to_stop, launch, stop
 from referee.sandbox.command import resolve_command
+from referee.sandbox.detail import names_a_limit, telling_lines
 from referee.transport.client import BotClient, DecisionAsk, HelloError, HelloInfo, ProtocolMismatch, Reply
 
 STUCK_AFTER = 2  # requests in a row unanswered by their deadline: the process is stuck
@@ -481,11 +482,11 @@ class BotPool:
                 detail += f"; {exit_detail}"
                 answer = f"{answer}; {exit_detail}" if answer else exit_detail
                 reason = exit_detail
-            head = process.stderr_head(500).strip()
+            head = "\n".join(telling_lines(process.stderr_head(500)))
             if head:
                 detail += f"; stderr: {head}"
-            last = [line.strip() for line in process.stderr_tail(2000).splitlines() if line.strip()]
-            if last and exit_detail:
+            last = telling_lines(process.stderr_tail(2000))
+            if last and exit_detail and not names_a_limit(exit_detail):
                 reason = last[-1]
             detail += f"; ran: {self._ran(process.name)}; log {process.log_path}"
         ms = (trio.current_time() - started) * 1000

@@ -7,7 +7,7 @@ from rich.table import Table
 from rich.text import Text
 
 from referee.game.records import FAULT_KINDS
-from referee.report.fit import fit_columns, footnote
+from referee.report.fit import fit_columns, footnote, natural_width
 from referee.standings.table import Standings
 from referee.standings.uncertainty import Interval
 
@@ -120,15 +120,26 @@ def head_to_head_table(standings: Standings) -> RenderableType:
 def print_standings(
     console: Console, standings: Standings, *, title: str, rules_line: str | None = None, head_to_head: bool | None = None
 ) -> None:
-    """The standings table (on a narrow console the columns of ``DROP_ORDER`` drop, with a
-    footnote), then the head-to-head table when ``head_to_head`` is True, or
-    by default when there are at most :data:`HEAD_TO_HEAD_MAX_BOTS` bots."""
+    """The standings table (on a narrow terminal the columns of ``DROP_ORDER`` drop, with a
+    footnote; to a file or a pipe every column is written, as wide as it needs), then the
+    head-to-head table when ``head_to_head`` is True, or by default when there are at most
+    :data:`HEAD_TO_HEAD_MAX_BOTS` bots."""
     table = standings_table(standings, title=title, rules_line=rules_line)
     parts: list[RenderableType] = [table]
-    if isinstance(table, Table):
+    width: int | None = None
+    if isinstance(table, Table) and not console.is_terminal:
+        width = max(console.width, natural_width(console, table, console.width))
+    elif isinstance(table, Table):
         note = footnote(fit_columns(console, table, console.width, DROP_ORDER), console.width)
         if note is not None:
             parts.append(note)
     if head_to_head or (head_to_head is None and 2 <= len(standings.rows) <= HEAD_TO_HEAD_MAX_BOTS and standings.games):
         parts.append(head_to_head_table(standings))
-    console.print(Group(*parts))
+    if width is None:
+        console.print(Group(*parts))
+        return
+    kept, console.width = console.width, width  # print() never goes wider than the console
+    try:
+        console.print(Group(*parts))
+    finally:
+        console.width = kept

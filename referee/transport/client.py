@@ -200,6 +200,12 @@ class BotClient:
                     f"{code.name}: {details}",
                 ) from None
             raise HelloError(f"{who}: Hello failed with gRPC status {code.name}: {details}", f"{code.name}: {details}") from None
+        if reply.protocol_major == 0:
+            raise ProtocolMismatch(
+                f"{who} answered Hello without protocol_major (an unset field reads 0): set protocol_major = {major} "
+                f"and protocol_minor = {minor} in its HelloReply (docs/protocol.md)",
+                codec.message_json(reply),
+            )
         if reply.protocol_major != major:
             raise ProtocolMismatch(
                 f"{who} speaks protocol {reply.protocol_major}.{reply.protocol_minor}, the referee {major}.{minor}: "

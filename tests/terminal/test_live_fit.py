@@ -116,9 +116,23 @@ def test_bot_start_up_shows_as_a_status_line() -> None:
 
 
 def test_the_full_table_at_the_end_has_every_bot_and_fits_the_width() -> None:
-    console = Console(width=100, file=io.StringIO(), record=True, color_system=None, legacy_windows=False, _environ={})
+    console = Console(
+        width=100, file=io.StringIO(), record=True, color_system=None, legacy_windows=False, _environ={}, force_terminal=True
+    )
     print_standings(console, league()[0], title="Standings — night")
     text = console.export_text()
     assert all(f" {name} " in text for name in NAMES)
     assert all(len(line) <= 100 for line in text.splitlines())
     assert "not shown at 100 columns:" in text
+
+
+def test_the_full_table_to_a_file_or_a_pipe_keeps_every_column() -> None:
+    """Standings written to a file are read later, at any width: no column drops, the
+    decision times included (issue 37)."""
+    console = Console(width=100, file=io.StringIO(), record=True, color_system=None, legacy_windows=False, _environ={})
+    assert not console.is_terminal
+    print_standings(console, league()[0], title="Standings — night")
+    text = console.export_text()
+    assert "ms p50/p95" in text and "rating μ±σ" in text and "place" in text
+    assert "not shown" not in text and "…" not in text.split("Head to head")[0]
+    assert console.width == 100, "the console is left as it was"
