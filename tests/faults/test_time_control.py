@@ -99,7 +99,10 @@ def test_a_timeout_spends_the_whole_bank(short_tmp: Path, path: str) -> None:
     assert mine and mine[0].kind == "timeout"
     assert bot.told[0].bank_left_ms == 500
     assert [told.bank_left_ms for told in bot.told[1:]] == [0] * (len(bot.told) - 1)
-    assert all(told.deadline_s == 0.3 for told in bot.told[1:])
+    deadlines = [told.deadline_s for told in bot.told[1:]]
+    # move + grace with the bank spent; an ask again (the machine held the bot up) waits a
+    # multiple of it (docs/design.md §5)
+    assert all(d is not None and abs(d / 0.3 - round(d / 0.3)) < 1e-9 and round(d / 0.3) >= 1 for d in deadlines), deadlines
 
 
 def test_an_answer_just_inside_move_plus_grace_is_no_fault(short_tmp: Path, path: str) -> None:
