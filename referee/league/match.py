@@ -13,7 +13,7 @@ late answer is a ``timeout`` whatever it holds, and spends the bank); then a cra
 malformed answer, and legality. A late answer is settled on the evidence the player
 attached (``Reply.evidence``): only a delay the bot did not cause is excused, and a
 decision that got no answer because the machine kept the bot from the time it was told is
-asked again, with the same number and events and a fresh deadline, up to ``MAX_ASKS``
+asked again, with the same number and events and a fresh, longer deadline, up to ``MAX_ASKS``
 asks the bot received (:meth:`referee.game.timecontrol.SeatClock.judge`, docs/design.md
 §5). :func:`ask_decision` is that whole step, the one check-bot takes too.
 """
