@@ -38,6 +38,7 @@ TICK_S = 1.0 / (os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100)  # 
 
 Key = tuple[int, int]  # (pid, tid)
 K = TypeVar("K")
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -209,7 +210,7 @@ class BotClock:
                         if born is None or born < before.boot_s - TICK_S:
                             continue  # started before the ask, after the last refresh: its CPU counts below, its wait cannot be split
                         was = (0, 0)
-                    clocks = _read_path_schedstat(f"/proc/{pid}/task/{tid}/schedstat")
+                    clocks = _read_path(f"/proc/{pid}/task/{tid}/schedstat", read_schedstat)
                     if clocks is not None:
                         run, wait = (clocks[0] - was[0]) / 1e6, (clocks[1] - was[1]) / 1e6
                         tasks.append((max(0.0, run), max(0.0, wait)))
@@ -231,7 +232,7 @@ class BotClock:
         after = 0
         for pid in tree:
             fd = self._processes.get(pid)
-            ticks = read_process_ticks(fd) if fd is not None else _read_path_ticks(f"/proc/{pid}/stat")
+            ticks = read_process_ticks(fd) if fd is not None else _read_path(f"/proc/{pid}/stat", read_process_ticks)
             after += ticks or 0
         return max(0.0, (after - sum(before.processes.values())) * TICK_S * 1000)
 
@@ -278,23 +279,13 @@ def _reopen(open_fds: dict[K, int], wanted: list[K], path: Callable[[K], str]) -
                 open_fds[key] = os.open(path(key), os.O_RDONLY | os.O_CLOEXEC)
 
 
-def _read_path_schedstat(path: str) -> tuple[int, int] | None:
+def _read_path(path: str, reader: Callable[[int], T]) -> T | None:
+    """``reader`` applied to ``path`` opened once (a clock not kept open); None when it cannot be opened."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
     except OSError:
         return None
     try:
-        return read_schedstat(fd)
-    finally:
-        os.close(fd)
-
-
-def _read_path_ticks(path: str) -> int | None:
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
-    except OSError:
-        return None
-    try:
-        return read_process_ticks(fd)
+        return reader(fd)
     finally:
         os.close(fd)
