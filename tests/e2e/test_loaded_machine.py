@@ -14,6 +14,7 @@ unary ``Decide``, then on their ``Play`` streams.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
@@ -66,12 +67,13 @@ def run_league(tmp: Path, *, stalls: bool, path: str) -> tuple[list[tuple[str, s
     gaps = random.Random(26)
 
     def stall() -> None:
-        while not done.wait(gaps.uniform(*BETWEEN_S)):
-            try:
-                os.kill(referee.pid, signal.SIGSTOP)
-                done.wait(STALL_S)
-            finally:
-                os.kill(referee.pid, signal.SIGCONT)
+        with contextlib.suppress(ProcessLookupError):  # the referee ended between two stops
+            while not done.wait(gaps.uniform(*BETWEEN_S)):
+                try:
+                    os.kill(referee.pid, signal.SIGSTOP)
+                    done.wait(STALL_S)
+                finally:
+                    os.kill(referee.pid, signal.SIGCONT)
 
     staller = threading.Thread(target=stall, daemon=True)
     if stalls:
