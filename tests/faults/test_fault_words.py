@@ -1,6 +1,7 @@
 """``referee faults`` says what happened in plain words (issue 41, docs/design.md §5): no
 gRPC status a student has to look up, and "asked N times" explained where it is shown.
-The stored fault keeps the status as evidence (``--format json``)."""
+The stored fault keeps the status as evidence (``--format json``). The bot page and the
+game viewer take their words from the same function."""
 
 from __future__ import annotations
 
@@ -41,3 +42,11 @@ def test_referee_faults_explains_asked_n_times() -> None:
 
 def test_the_data_keeps_the_status_as_evidence() -> None:
     assert "DEADLINE_EXCEEDED: Deadline Exceeded" in faults_json([TIMEOUT], league="l")
+
+
+def test_the_bot_page_and_the_game_viewer_explain_asked_n_times() -> None:
+    from referee.web.render import fault_view
+
+    view = fault_view("g-1", TIMEOUT.fault)
+    assert "asked 2 times (the referee asks a decision again" in view["detail"], view
+    assert "DEADLINE_EXCEEDED" not in view["answered"]
