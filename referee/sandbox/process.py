@@ -78,6 +78,12 @@ class BotProcess:
         self._sandbox_home: int | None = None
         self.asked_to_stop_at: float | None = None  # monotonic s of its first SIGTERM (:meth:`terminate`)
 
+
+    @property
+    def cgroup_path(self) -> Path | None:
+        """The bot's cgroup v2 leaf, None without one (its CPU clocks: :mod:`referee.sandbox.cputime`)."""
+        return self._cgroup.path if self._cgroup is not None else None
+
     def find_address(self) -> str | None:
         """The address to dial (``unix:/proc/self/fd/N``, valid while this process is not
         killed) once the bot has bound its socket, None until then. Raises
