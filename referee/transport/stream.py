@@ -325,11 +325,22 @@ class PlayStream:
         return Heard(answer, None, False, False, now, now, early=True)
 
     def _answer(self) -> bytes | None:
-        """Read events up to the outstanding receive's: the answer, or None (the stream ended)."""
-        while True:
+        """Read events up to the outstanding receive's and the request's send: the answer, or
+        None (the stream ended). gRPC takes one send at a time: the next request waits for
+        this one's event, which comes at once once the bot has answered."""
+        message: bytes | None = None
+        answered = sent = False
+        while not (answered and sent):
             event = self._call.next_event()
-            if self._read(event) is _NEXT:
-                return event.batch_operations[0].message() if event.success else None
+            tag = self._read(event)
+            if tag is _NEXT:
+                answered = True
+                message = event.batch_operations[0].message() if event.success else None
+                if message is None:
+                    return None  # the stream is over: the send's event comes with its end
+            elif tag is _ASK:
+                sent = True
+        return message
 
     def _receive(self) -> None:
         """Post the receive that takes the bot's next message (lock held)."""
