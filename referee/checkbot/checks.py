@@ -11,6 +11,9 @@ The checks, in order (a failed Hello skips the rest):
 4. ``on-time``: every scripted answer came within ``move_ms`` + ``grace_ms``.
 5. ``game-over``: GameOver is answered (or left UNIMPLEMENTED, which is fine).
 6. ``games``: ``games`` games against the sample bots without a fault.
+7. ``refused-calls``: no system call of the bot was refused by the sandbox's allowlist
+   (docs/sandbox.md), as far as the referee can tell here; also after a failed Hello (a
+   refused call may be why).
 
 Runs under trio with the league's own pool, client and match, so a bot passes here
 exactly when the referee accepts it in a league. No rich: the command renders results.
@@ -36,7 +39,7 @@ from referee.game.timecontrol import TimeControl
 from referee.game.views import format_action
 from referee.league.pool import BotEntry, BotPool, Lease, StartFailure, asked_over
 from referee.league.run import LeagueSpec, play_fixture
-from referee.sandbox import SandboxSettings
+from referee.sandbox import SandboxSettings, refusals_unnamed, refused_calls
 from referee.schedule.fixture import Fixture
 from referee.transport.replies import DecisionAsk, Reply
 
@@ -112,6 +115,7 @@ async def check_bot(
         if lease is None:
             for result in _skipped(situations, settings, "not asked: the bot did not pass Hello"):
                 report(result)
+            report(check_refused_calls(bot, settings.sandbox, asked=False))  # a refused call may be why
             return results
         crashed = await _check_situations(lease, situations, time, report)
         if crashed:
@@ -121,7 +125,31 @@ async def check_bot(
             report(await _check_game_over(lease, situations[-1], time))
             pool.release(lease, crashed=lease.exit_detail() is not None)
         report(await _check_games(pool, bot, opponents, settings, time, on_progress))
+    report(check_refused_calls(bot, settings.sandbox))
     return results
+
+
+def check_refused_calls(bot: BotEntry, sandbox: SandboxSettings, *, asked: bool = True) -> CheckResult:
+    """The ``refused-calls`` row: the system calls the sandbox refused the bot in this run
+    (each also named once in its log). Where none can be refused or named (a bot given by
+    address, another sandbox mode, no seccomp user notification here) it passes, saying so:
+    the host's limits never fail a bot. ``asked``: False after a failed Hello (skipped
+    unless a call was refused, which may be why)."""
+    title = "makes only the system calls the sandbox allows"
+    found = refused_calls(bot.name)
+    if found:
+        return CheckResult(
+            "refused-calls", title, "fail",
+            f"refused: {', '.join(found)} (not allowed for bots; docs/sandbox.md): where the bot still played, its runtime "
+            "went on without them; a runtime that needs one cannot use it in a league",
+            answered=", ".join(found), expected="only the calls of the allowlist (docs/sandbox.md)",
+        )  # fmt: skip
+    if not asked:
+        return CheckResult("refused-calls", title, "skip", "not asked: the bot did not pass Hello")
+    if bot.remote:
+        return CheckResult("refused-calls", title, "pass", "not told: a bot given by address is not sandboxed by the referee")
+    why = refusals_unnamed(sandbox)
+    return CheckResult("refused-calls", title, "pass", "none refused" if why is None else f"not told: {why}")
 
 
 def _skipped(situations: Sequence[Situation], settings: CheckSettings, why: str) -> list[CheckResult]:

@@ -38,9 +38,9 @@ def test_both_sample_bots_pass_every_check_on_the_path_they_offer(short_tmp: Pat
         assert code == 0, out
         assert not failed(lines), out
         assert lines["speaks protocol 1.x"][1].endswith(f"; answers decisions over {path}"), "it says how the bot was asked"
-        assert len(lines) == 15
+        assert len(lines) == 16
         assert "plays 20 games against the sample bots without a fault" in lines
-        assert "all 15 checks passed" in out
+        assert "all 16 checks passed" in out
     assert not processes_matching(str(short_tmp)), "every bot process (its sandbox names our log folder) is gone"
 
 

@@ -39,7 +39,7 @@ def test_check_bot_of_a_sample_run_by_the_virtualenvs_python_passes(short_tmp: P
     command = [os.path.relpath(VENV_PYTHON, REPO), "sample_bots/python/heuristic_bot.py"]
     done = run_referee("check-bot", "--logs", str(short_tmp / "logs"), "--games", "2", "--startup-ms", "30000", "--", *command)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "all 15 checks passed" in done.stdout
+    assert "all 16 checks passed" in done.stdout
 
 
 @pytest.mark.parametrize("command", ["play", "check-bot"])

@@ -129,5 +129,5 @@ def test_the_java_recipe_builds_a_bot_that_passes_check_bot(short_tmp: Path) -> 
         capture_output=True, text=True, timeout=900,
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "all 15 checks passed" in done.stdout
+    assert "all 16 checks passed" in done.stdout
     assert (short_tmp / "mybot" / "build" / "kwhist-java-bot.jar").is_file()

@@ -31,7 +31,7 @@ def test_the_go_bot_passes_check_bot(short_tmp: Path) -> None:
         "check-bot", "--logs", str(short_tmp / "logs"), "--startup-ms", "30000", "--move-ms", "5000", "--games", "4", "--", str(GO_BOT)
     )
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "all 15 checks passed" in done.stdout
+    assert "all 16 checks passed" in done.stdout
     assert "as 'go-sample'" in done.stdout
 
 

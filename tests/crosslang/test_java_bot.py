@@ -32,7 +32,7 @@ def test_the_java_bot_passes_check_bot_in_the_sandbox(short_tmp: Path) -> None:
         "check-bot", "--logs", str(short_tmp / "logs"), "--startup-ms", "30000", "--move-ms", "5000", "--games", "4", "--", *JAVA_COMMAND
     )
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "all 15 checks passed" in done.stdout
+    assert "all 16 checks passed" in done.stdout
     assert "as 'java-sample'" in done.stdout
     first = next((short_tmp / "logs").glob("*.log")).read_text(errors="replace").splitlines()[0]
     if os.environ.get("CI") == "true":
