@@ -73,7 +73,6 @@ SECCOMP_USER_NOTIF_FLAG_CONTINUE = 1
 NOTIF_SIZE = 80  # struct seccomp_notif: id u64, pid u32, flags u32, then seccomp_data
 NOTIF = struct.Struct("=QIIiIQ6Q")  # id, pid, flags; seccomp_data: nr, arch, instruction pointer, args[6]
 RESPONSE = struct.Struct("=QqiI")  # id, val, error, flags
-COUNT = struct.Struct("<Q")
 RECORD = struct.Struct("<c3xiiQQ")  # to the referee: kind (C: count in a; R: refused: bwrap pid, call number, args 0 and 1)
 
 
