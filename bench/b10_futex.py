@@ -165,16 +165,9 @@ def main() -> None:
         folder.chmod(0o755)
         shutil.copy(SHARED_WAITS, folder / SHARED_WAITS.name)
         (folder / SHARED_WAITS.name).chmod(0o644)
-        for _ in range(args.reps):
-            futexwait.enabled = True
-            for name, flood in FLOODS.items():  # interleaved: alone, then each flood, every repetition
-                ms, cpu_ms_per_s, slot = fair_share(flood, slot, folder, tmp / "run")
-                waits_p50[name].append(statistics.median(ms))
-                waits_p95[name].append(p95(ms))
-                if name == "flood_12x60":
-                    flood_cpu.append(cpu_ms_per_s)
+        for rep in range(args.reps):
             for language in languages:
-                for variant in VARIANTS:
+                for variant in VARIANTS if rep % 2 == 0 else VARIANTS[::-1]:  # neither always starts first
                     slot += 1
                     ms, process = started(language, variant, slot, tmp / "run")
                     hello_ms[(language, variant)].append(ms)
@@ -202,7 +195,14 @@ def main() -> None:
                 finally:
                     for process in processes:
                         process.kill()  # type: ignore[attr-defined]
-    futexwait.enabled = True
+        futexwait.enabled = True
+        for _ in range(args.reps):  # after the starts, which the floods' aftermath would slow
+            for name, flood in FLOODS.items():  # interleaved: alone, then each flood, every repetition
+                ms, cpu_ms_per_s, slot = fair_share(flood, slot, folder, tmp / "run")
+                waits_p50[name].append(statistics.median(ms))
+                waits_p95[name].append(p95(ms))
+                if name == "flood_12x60":
+                    flood_cpu.append(cpu_ms_per_s)
     figures = []
     for language in languages:
         notified, refused = hello_ms[(language, "notified")], hello_ms[(language, "refused")]
