@@ -6,16 +6,18 @@ find what a new runtime needs.
 
 Each BOT is what ``referee play`` takes (a sample name such as ``node``, or a command in
 quotes). Every BOT plays ``--games`` games against the sample random bot under
-``strace -f`` (a root referee; ``apt-get install strace``); the calls made by the bot's
-processes, from the moment bubblewrap hands over to the bot (its seccomp filter loaded),
-are counted. Prints, per BOT, every call with its count, marking the ones the allowlist
-would refuse; ``--out`` keeps the raw traces.
+``strace -f`` (a root referee; ``apt-get install strace``); the calls made by the bots'
+processes (the random bot's too: a Python sample), from the moment bubblewrap hands over to
+the bot (its seccomp filter loaded), are counted (bubblewrap's own set-up is left out; under the referee's filter a refused call
+is traced too). Prints, per BOT, every call with its count, marking the ones the allowlist
+refuses; ``--out`` keeps the raw traces.
 """
 
 from __future__ import annotations
 
 import argparse
 import collections
+import errno
 import re
 import shutil
 import subprocess
@@ -92,7 +94,12 @@ def main() -> None:
         counts = bot_calls(trace(bot, args.games, out))
         print(f"== {bot}: {len(counts)} calls, {sum(counts.values())} made")
         for name, count in sorted(counts.items()):
-            verdict = "" if name in allowed else f"   REFUSED ({allowlist.refusal(name)})"
+            if name in allowed:
+                verdict = ""
+            elif name in allowlist.SILENT:
+                verdict = "   refused, not named (C libraries fall back at once: ENOSYS)"
+            else:
+                verdict = f"   REFUSED ({errno.errorcode[allowlist.refusal(name)]})"
             print(f"  {name:24} {count:>9}{verdict}")
     if args.out is None:
         shutil.rmtree(out, ignore_errors=True)
