@@ -276,17 +276,15 @@ class PlayStream:
         self._done_asking()
         if message is None:
             return self._over(fired, started, ended)
-        try:
-            answer = pb.Answer.FromString(message)
-        except DecodeError:
+        heard = _decoded(message, started, ended)
+        if heard.answer is None:
             self.abandon()
-            return Heard(None, StreamError(grpc.StatusCode.INTERNAL, "Exception deserializing response!"), False, False, started, ended)
-        if fired:
+        elif fired:
             self.close()  # answered just as the deadline cancelled the stream: a new one next time
         else:
             with self._lock:
                 self._receive()
-        return Heard(answer, None, False, False, started, ended)
+        return heard
 
     def _before_sending(self) -> Heard | None:
         """Read what the stream holds before a request is sent, up to a marker batch gRPC
@@ -305,8 +303,7 @@ class PlayStream:
             event = self._call.next_event()
             tag = self._read(event)
             if tag is _NEXT:
-                came = True
-                early = event.batch_operations[0].message() if event.success else None
+                came, early = True, _message(event)
             elif tag is _MARK:
                 break
         if not came and marked:
@@ -318,11 +315,7 @@ class PlayStream:
             return self._over(False, now, now)
         self._done_asking()
         self.abandon()
-        try:
-            answer = pb.Answer.FromString(early)
-        except DecodeError:
-            return Heard(None, StreamError(grpc.StatusCode.INTERNAL, "Exception deserializing response!"), False, False, now, now)
-        return Heard(answer, None, False, False, now, now, early=True)
+        return _decoded(early, now, now, early=True)
 
     def _answer(self) -> bytes | None:
         """Read events up to the outstanding receive's and the request's send: the answer, or
@@ -334,8 +327,7 @@ class PlayStream:
             event = self._call.next_event()
             tag = self._read(event)
             if tag is _NEXT:
-                answered = True
-                message = event.batch_operations[0].message() if event.success else None
+                answered, message = True, _message(event)
                 if message is None:
                     return None  # the stream is over: the send's event comes with its end
             elif tag is _ASK:
@@ -413,6 +405,21 @@ class PlayStream:
             self._to_reaper = True
         else:
             _REAPER.take(self)
+
+
+def _message(event: Any) -> bytes | None:
+    """The message a receive's event took, None when the stream ended instead."""
+    return event.batch_operations[0].message() if event.success else None
+
+
+def _decoded(message: bytes, started: float, ended: float, *, early: bool = False) -> Heard:
+    """The :class:`Heard` of an answer's bytes: the ``Answer``, or the error of bytes that
+    are none (its ``answer`` None: the caller abandons the stream)."""
+    try:
+        answer = pb.Answer.FromString(message)
+    except DecodeError:
+        return Heard(None, StreamError(grpc.StatusCode.INTERNAL, "Exception deserializing response!"), False, False, started, ended)
+    return Heard(answer, None, False, False, started, ended, early=early)
 
 
 def self_check() -> None:

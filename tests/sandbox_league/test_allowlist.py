@@ -14,6 +14,7 @@ import json
 import os
 import re
 import shutil
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -64,17 +65,6 @@ def stage_samples(tmp: Path) -> dict[str, list[str]]:
     return commands
 
 
-@pytest.fixture(params=["root", "normal-user"])
-def referee_user(request: pytest.FixtureRequest) -> NormalUser | None:
-    """None: the referee runs as root; else the normal user it runs as."""
-    if request.param == "root":
-        if os.geteuid() != 0:
-            pytest.skip("the tests do not run as root")
-        return None
-    user: NormalUser = request.getfixturevalue("as_normal_user")
-    return user
-
-
 def test_the_samples_of_five_languages_play_a_league_under_the_allowlist(
     short_tmp: Path, needs_bwrap: None, referee_user: NormalUser | None
 ) -> None:
@@ -98,8 +88,6 @@ def test_the_samples_of_five_languages_play_a_league_under_the_allowlist(
         referee_user.give(short_tmp)
         done = referee_user.run("run", str(config), "--no-live", cwd=short_tmp, timeout=800)
     assert done.returncode == 0, done.stdout + done.stderr
-    import sqlite3
-
     with sqlite3.connect(results) as db:
         records = [json.loads(row[0]) for row in db.execute("SELECT record FROM games")]
     assert records and {bot for record in records for bot in record["seats"]} == set(commands), "every bot played"

@@ -20,25 +20,12 @@ import os
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from referee.game.records import GameRecord
 from tests.normal_user import NormalUser
 from tests.sandbox_league.helpers import GAMES, OTHER, League, Staged, assert_no_process_left, assert_sandboxed, run_in_process, write_league
 
 
 CHANNEL_MOVE_MS = 20_000
-
-
-@pytest.fixture(params=["root", "normal-user"])
-def referee_user(request: pytest.FixtureRequest) -> NormalUser | None:
-    """None: the referee runs in this process, as root; else the normal user it runs as."""
-    if request.param == "root":
-        if os.geteuid() != 0:
-            pytest.skip("the tests do not run as root")
-        return None
-    user: NormalUser = request.getfixturevalue("as_normal_user")
-    return user
 
 
 def play_pair(tmp: Path, staged: Staged, script: str, user: NormalUser | None) -> tuple[League, list[dict[str, Any]]]:
