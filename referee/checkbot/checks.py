@@ -14,6 +14,9 @@ The checks, in order (a failed Hello skips the rest):
    slowest passed half of ``move_ms``.
 5. ``game-over``: GameOver is answered (or left UNIMPLEMENTED, which is fine).
 6. ``games``: ``games`` games against the sample bots without a fault.
+7. ``refused-calls``: no system call of the bot was refused by the sandbox's allowlist
+   (docs/sandbox.md), as far as the referee can tell here; also after a failed Hello (a
+   refused call may be why).
 
 Runs under trio with the league's own pool, client and match, so a bot passes here
 exactly when the referee accepts it in a league. No rich: the command renders results.
@@ -43,7 +46,7 @@ from referee.game.views import format_action, why_illegal
 from referee.league.match import Decided, Player, ask_decision
 from referee.league.pool import BotEntry, BotPool, Lease, StartFailure, asked_over
 from referee.league.run import LeagueSpec, play_fixture
-from referee.sandbox import SandboxSettings
+from referee.sandbox import SandboxSettings, refusals_unnamed, refused_calls
 from referee.sandbox.workdir import safe_stem
 from referee.schedule.fixture import Fixture
 from referee.transport.replies import DecisionAsk, Reply
@@ -124,6 +127,7 @@ async def check_bot(
         if lease is None:
             for result in _skipped(situations, settings, "not asked: the bot did not pass Hello"):
                 report(result)
+            report(check_refused_calls(bot, settings.sandbox, asked=False))  # a refused call may be why
             return results
         lease = await _check_situations(pool, bot, lease, situations, time, report, branches=branches_result(coverage))
         if lease is None:
@@ -132,6 +136,7 @@ async def check_bot(
             report(await _check_game_over(lease, situations[-1], time))
             pool.release(lease, crashed=lease.exit_detail() is not None)
         report(await _check_games(pool, bot, opponents, settings, time, on_progress))
+    report(check_refused_calls(bot, settings.sandbox))
     return results
 
 
@@ -147,6 +152,29 @@ def branches_result(coverage: Coverage) -> CheckResult:
     if coverage.missed:
         summary += f"; not met in those games (the referee's search, not your bot): {', '.join(coverage.missed)}"
     return CheckResult("branches", "covers the branches of the rules", "warn" if coverage.missed else "pass", summary)
+
+
+def check_refused_calls(bot: BotEntry, sandbox: SandboxSettings, *, asked: bool = True) -> CheckResult:
+    """The ``refused-calls`` row: the system calls the sandbox refused the bot in this run
+    (each also named once in its log). Where none can be refused or named (a bot given by
+    address, another sandbox mode, no seccomp user notification here) it passes, saying so:
+    the host's limits never fail a bot. ``asked``: False after a failed Hello (skipped
+    unless a call was refused, which may be why)."""
+    title = "makes only the system calls the sandbox allows"
+    found = refused_calls(bot.name)
+    if found:
+        return CheckResult(
+            "refused-calls", title, "fail",
+            f"refused: {', '.join(found)} (not allowed for bots; docs/sandbox.md): where the bot still played, its runtime "
+            "went on without them; a runtime that needs one cannot use it in a league",
+            answered=", ".join(found), expected="only the calls of the allowlist (docs/sandbox.md)",
+        )  # fmt: skip
+    if not asked:
+        return CheckResult("refused-calls", title, "skip", "not asked: the bot did not pass Hello")
+    if bot.remote:
+        return CheckResult("refused-calls", title, "pass", "not told: a bot given by address is not sandboxed by the referee")
+    why = refusals_unnamed(sandbox)
+    return CheckResult("refused-calls", title, "pass", "none refused" if why is None else f"not told: {why}")
 
 
 def _skipped(situations: Sequence[Situation], settings: CheckSettings, why: str) -> list[CheckResult]:
