@@ -20,7 +20,7 @@ the same number and events and a fresh deadline, up to ``MAX_ASKS`` times
 from __future__ import annotations
 
 from time import monotonic, sleep
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -84,6 +84,8 @@ def play_match(
     startup_faults: Sequence[FaultRecord] = (),
     trace: Trace | None = None,
     stopped: Callable[[], bool] | None = None,
+    seat_time: Mapping[int, TimeControl] | None = None,
+    moved: Callable[[], None] | None = None,
 ) -> MatchResult:
     """Play ``game`` to its end, blocking: each decision waits for its bot up to the
     time control's deadline. ``players[seat]`` None: the referee plays the fallback for
@@ -94,9 +96,13 @@ def play_match(
     ``stopped`` is asked before each decision; when it returns True the game is abandoned
     and :class:`~referee.errors.MatchStopped` raised (the league was interrupted).
     Never raises for a bot's misbehaviour; otherwise raises only on the referee's own bugs.
+
+    ``seat_time[seat]``: that seat's own time control instead of ``time`` (a person's,
+    :mod:`referee.league.human`), judged the same way. ``moved()`` is called on the game's
+    thread after each action is applied (a person's page follows the game).
     """
     result = MatchResult(faults=list(startup_faults))
-    seats = [SeatState(time.clock()) for _ in players]
+    seats = [SeatState((seat_time or {}).get(seat, time).clock()) for seat in range(len(players))]
     for startup in startup_faults:
         seats[startup.seat].faults += 1
     for seat, player in enumerate(players):
@@ -129,13 +135,13 @@ def play_match(
         else:
             events = game.events[state.events_sent :]
             state.events_sent = len(game.events)
-            reply, verdict, overload = _ask(player, view, events, decision, state, time, stopped)
+            reply, verdict, overload = _ask(player, view, events, decision, state, state.clock.control, stopped)
             if stopped is not None and stopped():  # interrupted: the call was cut, not the bot's fault
                 raise MatchStopped(f"game {game.game_id} abandoned at decision {decision}")
             if overload is not None and verdict != "timeout":
                 result.overloads.append(overload)
             state.last_ms = round(reply.ms, 3)  # as recorded (ActionRecord.ms)
-            action, fault = _judge(view, reply, verdict, time)
+            action, fault = _judge(view, reply, verdict, state.clock.control)
             if fault is not None:
                 kind, detail = fault
                 if overload is not None and kind == "timeout":  # every ask was held up, and the last one is charged
@@ -169,6 +175,8 @@ def play_match(
         if trace is not None:
             trace(seat, view, reply, action, result.actions[-1].fault)
         game.apply(seat, action)
+        if moved is not None:
+            moved()
         decision += 1
     return result
 
