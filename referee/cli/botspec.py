@@ -7,10 +7,12 @@ import os
 import re
 import shlex
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from referee.config import BotSpec, resolve_command
 from referee.config.paths import check_bot_files
+from referee.config.schema import NAME_RULE, is_name
 from referee.errors import ConfigError
 from referee.league.pool import BotEntry
 
@@ -25,11 +27,13 @@ SAMPLE_BOTS: dict[str, tuple[str, ...]] = {
     "java": ("java", "-XX:+UseSerialGC", "-jar", "java/build/kwhist-java-bot.jar"),
 }
 PROGRAMS = ("python", "node", "java")  # a sample's words that are not its files
+HUMAN, HUMAN_PREFIX = "you", "human:"  # a person's seat on the command line
 _ADDRESS = re.compile(r"^(unix:.+|[\w.\-]+:\d+|\[[0-9a-fA-F:]+\]:\d+)$")
 
 
 def parse_bot(text: str, taken: set[str]) -> BotEntry:
-    """``heuristic`` | ``NAME=COMMAND`` | ``python mybot.py`` | ``127.0.0.1:50051`` | ``unix:/path``.
+    """``heuristic`` | ``NAME=COMMAND`` | ``python mybot.py`` | ``127.0.0.1:50051`` | ``unix:/path``
+    | ``you`` or ``human:NAME`` (a person, who plays in the browser: :mod:`referee.league.human`).
 
     A command is split and its globs expanded as a shell would (:func:`shell_words`); any
     program a shell would find runs: a file here, a path, a name on PATH (``java -cp
@@ -41,9 +45,15 @@ def parse_bot(text: str, taken: set[str]) -> BotEntry:
     its interpreter, an interpreter or program not installed), one line with a command that
     would work.
     """
-    name, _, rest = text.partition("=") if "=" in text.split()[0] else ("", "", text)
+    person = text.strip()
+    name, _, rest = text.partition("=") if "=" in (text.split() or [""])[0] else ("", "", text)
     rest = rest.strip()
-    if rest in SAMPLE_BOTS:
+    if person == HUMAN or person.startswith(HUMAN_PREFIX):
+        name = person.removeprefix(HUMAN_PREFIX).strip() if person != HUMAN else HUMAN
+        if not is_name(name):
+            raise ConfigError(f"bot {text!r}: a person's seat is 'you' or 'human:NAME', NAME {NAME_RULE}, e.g. human:ann")
+        entry = BotEntry(name=name, human=True)
+    elif rest in SAMPLE_BOTS:
         parts = SAMPLE_BOTS[rest]
         command = tuple(part if part in PROGRAMS or part.startswith("-") else str(SAMPLE_DIR / part) for part in parts)
         entry = BotEntry(name=name or rest, command=command, directory=Path(command[-1]).parent)
@@ -68,7 +78,7 @@ def parse_bot(text: str, taken: set[str]) -> BotEntry:
         unique = f"{entry.name}-{number}"
         number += 1
     taken.add(unique)
-    return BotEntry(unique, entry.command, entry.address, entry.directory, entry.ro_paths)
+    return replace(entry, name=unique)
 
 
 _MAGIC = re.compile(r"[*?[]")

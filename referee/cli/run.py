@@ -20,8 +20,9 @@ from referee.report.console import make_console
 from referee.cli.cluster import open_cluster_runner
 from referee.cli.setup import FeedStandings, StoreStandings, league_spec, open_results, run_trio, shutdown_guard
 from referee.config import load_config
-from referee.errors import BotError
+from referee.errors import BotError, ConfigError
 from referee.league.budget import MovementRounds, league_sequential, movement_line, too_long_warning
+from referee.league.human import AWAY_S, DELIVER_S, People, person_time
 from referee.league.preflight import check_bots, no_league, trouble_line
 from referee.league.progress import Plan, clock_text
 from referee.league.run import LeagueSpec, run_league
@@ -44,6 +45,10 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     parser.add_argument("--results", type=Path, default=None, help="results file (default: the config's, or results/<league>.sqlite)")
     parser.add_argument("--serve", metavar="[HOST:]PORT", default=None, help="serve the league's web site while it runs (e.g. 8000)")
     parser.add_argument("--show-logs", action="store_true", help="with --serve: also serve the bots' logs")
+    parser.add_argument(
+        "--away-s", type=float, default=AWAY_S, metavar="SECONDS",
+        help=f"a person (human = true) whose page is closed is waited for this long, then the referee plays their seat (default {AWAY_S:g})",
+    )  # fmt: skip
     parser.add_argument("--cluster", metavar="ADDRESS", default=None, help="play the games on the Dask scheduler at ADDRESS, e.g. tcp://host:8786 (docs/cluster.md)")
     parser.set_defaults(handler=run)
 
@@ -52,6 +57,8 @@ def run(args: argparse.Namespace) -> int:
     began = time.monotonic()  # the league's clock counts from here: the class waits through the start-up too
     console = make_console()
     config = load_config(args.config)
+    if any(bot.human for bot in config.bots) and (args.cluster or config.cluster):
+        raise ConfigError(f"{config.source}: a league with people (human = true) is played on this machine, not on a cluster")
     cluster = open_cluster_runner(config, args.cluster, say=lambda line: console.print(line, markup=False, highlight=False))
     spec = league_spec(config, console, concurrency=args.concurrency, results=args.results, here=cluster is None)
     league = config.league
@@ -62,6 +69,10 @@ def run(args: argparse.Namespace) -> int:
     if cluster is None:
         check_bots_first(console, spec, live=not args.no_live)
     store = open_results(config, args.results, resume=args.resume, spec=spec)
+    people = None
+    if any(bot.human for bot in config.bots):
+        times = {bot.name: person_time(spec.time, bot.move_ms) for bot in config.bots if bot.human}
+        people = People(times, away_s=args.away_s, results=str(store.path))
     already = len(store.finished_game_ids())
     store.set_meta("sequential", league_sequential(league, store.meta().get("sequential")).to_text())  # the places to decide
     kept = StoreStandings(store, spec)  # the standings, kept as games are stored
@@ -108,7 +119,11 @@ def run(args: argparse.Namespace) -> int:
     async def league_night() -> None:
         async with trio.open_nursery() as nursery:
             nursery.start_soon(run_clock.keep_beating)
-            await run_league(spec, schedule, store, FeedStandings(reporter, kept, run_clock), cluster, over=play_over)
+            if people is not None:
+                await people.everyone_here(lambda line: console.print(line, markup=False, highlight=False))
+            await run_league(spec, schedule, store, FeedStandings(reporter, kept, run_clock), cluster, over=play_over, people=people)
+            if people is not None:
+                await people.delivered(DELIVER_S)  # the last game's end reaches every person's open page
             nursery.cancel_scope.cancel()
 
     def site_up(url: str) -> None:
@@ -116,15 +131,22 @@ def run(args: argparse.Namespace) -> int:
             f"site: {url}   (until the league ends; then `referee serve {store.path}` keeps it up)", markup=False, highlight=False
         )
         reporter.show_site(url)
+        if people is not None:
+            from referee.web.table import seat_links
+
+            for name, link in seat_links(people, url):
+                console.print(f"{name}'s seat: {link}", markup=False, highlight=False, soft_wrap=True)
 
     try:
         with shutdown_guard(console, store, summary=standings), reporter, (contextlib.closing(cluster) if cluster else contextlib.nullcontext()):
-            if args.serve:
+            if args.serve or people is not None:  # people play on the site: this machine only, unless --serve names an address
                 from referee.web.serve import beside_league
+                from referee.web.table import table_routes
 
                 run_trio(beside_league(
-                    league_night, args.serve, store.path, show_logs=args.show_logs, logs_dir=spec.run_dir,
+                    league_night, args.serve or "127.0.0.1:0", store.path, show_logs=args.show_logs, logs_dir=spec.run_dir,
                     announce=site_up, say=lambda line: console.print(line, markup=False, highlight=False),
+                    routes=table_routes(people) if people is not None else (),
                 ))  # fmt: skip
             else:
                 run_trio(league_night)
@@ -146,7 +168,9 @@ def check_bots_first(console: Console, spec: LeagueSpec, *, live: bool = True) -
     name each bot that does not start (its log relative to here); raise BotError when no
     game can be played, HostError when the host cannot run a bot (both exit 2, before any
     game or standings)."""
-    total = len(spec.bots)
+    total = sum(not bot.human for bot in spec.bots)  # a person's seat starts no process
+    if not total:
+        return
     began = time.monotonic()
 
     def counted(done: int) -> str:
@@ -162,7 +186,7 @@ def check_bots_first(console: Console, spec: LeagueSpec, *, live: bool = True) -
     for trouble in troubles:
         shown = dataclasses.replace(trouble, log=None if trouble.log is None else shown_path(trouble.log))
         console.print(f"[yellow]{safe_markup(trouble_line(shown))}[/]", soft_wrap=True)
-    if (stop := no_league(troubles, total)) is not None:
+    if (stop := no_league(troubles, len(spec.bots))) is not None:
         raise BotError(stop)
     console.print(f"{total - len(troubles)} of {total} bots started in {time.monotonic() - began:.0f} s", highlight=False)
 

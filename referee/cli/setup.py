@@ -63,6 +63,7 @@ def league_spec(
             address=bot.address,
             directory=Path(bot.dir) if bot.dir else Path("."),
             ro_paths=tuple(bot.ro_paths),
+            human=bot.human,
         )
         for bot in config.bots
     )
@@ -86,7 +87,7 @@ def open_results(config: LeagueConfig, override: Path | None, *, resume: bool, s
     code = None
     if spec is not None:
         companions = [Path(f"{path}{suffix}") for suffix in ("", "-wal", "-shm", "-journal")]
-        code = code_fingerprints(spec.bots, exclude=[spec.run_dir, *companions])
+        code = code_fingerprints([bot for bot in spec.bots if not bot.human], exclude=[spec.run_dir, *companions])
     return ResultsStore.open(
         path,
         league=config.league.name,

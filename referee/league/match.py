@@ -21,7 +21,7 @@ asks the bot received (:meth:`referee.game.timecontrol.SeatClock.judge`, docs/de
 from __future__ import annotations
 
 from time import monotonic, sleep
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Protocol
 
@@ -87,6 +87,8 @@ def play_match(
     trace: Trace | None = None,
     stopped: Callable[[], bool] | None = None,
     held: HeldUp | None = None,
+    seat_time: Mapping[int, TimeControl] | None = None,
+    moved: Callable[[], None] | None = None,
 ) -> MatchResult:
     """Play ``game`` to its end, blocking: each decision waits for its bot up to the
     time control's deadline. ``players[seat]`` None: the referee plays the fallback for
@@ -98,9 +100,13 @@ def play_match(
     and :class:`~referee.errors.MatchStopped` raised (the league was interrupted).
     ``held``: the league's record of decisions the machine held up (its pace follows it).
     Never raises for a bot's misbehaviour; otherwise raises only on the referee's own bugs.
+
+    ``seat_time[seat]``: that seat's own time control instead of ``time`` (a person's,
+    :mod:`referee.league.human`), judged the same way. ``moved()`` is called on the game's
+    thread after each action is applied (a person's page follows the game).
     """
     result = MatchResult(faults=list(startup_faults))
-    seats = [SeatState(time.clock()) for _ in players]
+    seats = [SeatState((seat_time or {}).get(seat, time).clock()) for seat in range(len(players))]
     for startup in startup_faults:
         seats[startup.seat].faults += 1
     for seat, player in enumerate(players):
@@ -137,12 +143,12 @@ def play_match(
                 view,
                 events,
                 decision,
-                time_left_ms=0 if time.unlimited else time.move_ms,
-                bank_left_ms=0 if time.unlimited else int(state.clock.bank_left_ms),
+                time_left_ms=0 if state.clock.control.unlimited else state.clock.control.move_ms,
+                bank_left_ms=0 if state.clock.control.unlimited else int(state.clock.bank_left_ms),
                 deadline_s=state.clock.deadline_s,
                 last_decision_ms=state.last_ms,
             )
-            decided = ask_decision(player, ask, state.clock, time, held=held, stopped=stopped)
+            decided = ask_decision(player, ask, state.clock, state.clock.control, held=held, stopped=stopped)
             reply, action, fault = decided.reply, decided.action, decided.fault
             if stopped is not None and stopped():  # interrupted: the call was cut, not the bot's fault
                 raise MatchStopped(f"game {game.game_id} abandoned at decision {decision}")
@@ -176,6 +182,8 @@ def play_match(
         if trace is not None:
             trace(seat, view, reply, action, result.actions[-1].fault)
         game.apply(seat, action)
+        if moved is not None:
+            moved()
         decision += 1
     return result
 

@@ -57,13 +57,15 @@ def _overloaded() -> bool:
 
 @dataclass(frozen=True)
 class BotEntry:
-    """A bot of the league: exactly one of ``command`` and ``address`` is set."""
+    """A bot of the league: exactly one of ``command`` and ``address`` is set; neither for
+    a seat a person plays (``human``: :mod:`referee.league.human`), which no pool starts."""
 
     name: str
     command: tuple[str, ...] = ()
     address: str | None = None
     directory: Path = Path(".")
     ro_paths: tuple[str, ...] = ()
+    human: bool = False
 
     @property
     def remote(self) -> bool:
@@ -238,7 +240,7 @@ class BotPool:
         where one process per seat is quicker). ``starts_at_once``: bot processes started
         at the same time, however many games ask (a start-up storm would make every one of
         them slow)."""
-        self._bots = {bot.name: _BotSlots(bot) for bot in bots}
+        self._bots = {bot.name: _BotSlots(bot) for bot in bots if not bot.human}  # people are seated by the league
         remote = [bot.name for bot in bots if bot.remote]
         self._counts: Counts = counts if counts is not None else LeagueCounts(max_restarts, restarts, remote=remote)
         self._run_dir = run_dir

@@ -47,13 +47,14 @@ async def check_bots(spec: LeagueSpec, started: Callable[[int], object] = lambda
     bot."""
     failures: dict[str, StartFailure | HostError] = {}
     done = 0
+    bots = [bot for bot in spec.bots if not bot.human]  # a person's seat starts no process
     async with BotPool(
-        spec.bots,
+        bots,
         run_dir=spec.run_dir / "check",
         sandbox=spec.sandbox,
         time=spec.time,
         max_restarts=spec.faults.max_restarts,
-        processes_at_once=len(spec.bots),
+        processes_at_once=max(1, len(bots)),
     ) as pool:
 
         async def start(name: str) -> None:
@@ -69,13 +70,13 @@ async def check_bots(spec: LeagueSpec, started: Callable[[int], object] = lambda
             started(done)
 
         async with trio.open_nursery() as nursery:
-            for bot in spec.bots:
+            for bot in bots:
                 nursery.start_soon(start, bot.name)
-    host = [failure for bot in spec.bots if isinstance(failure := failures.get(bot.name), HostError)]
+    host = [failure for bot in bots if isinstance(failure := failures.get(bot.name), HostError)]
     if host:
         raise host[0]
     troubles = []
-    for bot in spec.bots:
+    for bot in bots:
         failure = failures.get(bot.name)
         if isinstance(failure, StartFailure):
             troubles.append(BotTrouble(bot.name, failure.reason or failure.detail, failure.log))

@@ -16,7 +16,7 @@ once every open page has them.
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 from typing import TypeVar
 
@@ -25,7 +25,7 @@ import anyio.to_thread
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response, StreamingResponse
-from starlette.routing import Mount, Route
+from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from referee.errors import StoreError
@@ -94,9 +94,10 @@ def to_index(request: Request) -> Response:
     return RedirectResponse("index.html" + (f"?{query}" if query else ""))
 
 
-def make_app(pages: Pages, audience: Audience | None = None) -> Starlette:
+def make_app(pages: Pages, audience: Audience | None = None, extra: Sequence[BaseRoute] = ()) -> Starlette:
     """The site of ``pages`` (bot logs only when ``pages.logs_dir`` is set: ``--show-logs``);
-    ``audience`` follows its event streams."""
+    ``audience`` follows its event streams. ``extra``: more routes (people's tables,
+    :mod:`referee.web.table`)."""
     logs_dir = pages.logs_dir
     audience = audience or Audience()
 
@@ -181,7 +182,7 @@ def make_app(pages: Pages, audience: Audience | None = None) -> Starlette:
     ]
     if logs_dir is not None:
         routes.append(Route("/logs/{path:path}", log))
-    return Starlette(routes=routes)
+    return Starlette(routes=[*routes, *extra])
 
 
 def _not_found(text: str) -> Response:
