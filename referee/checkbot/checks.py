@@ -312,7 +312,7 @@ async def settle_in_thread(player: Player, ask: DecisionAsk, time: TimeControl) 
     """One scripted decision asked and settled by the league's own step
     (:func:`referee.league.match.ask_decision`: the same evidence, the same rule, asked again
     as a league asks again), on a thread as a game's decisions are; a fresh clock each."""
-    return await trio.to_thread.run_sync(partial(ask_decision, player, ask, time.clock(), time))
+    return await trio.to_thread.run_sync(partial(ask_decision, player, ask, time.clock()))
 
 
 def _judge(situation: Situation, reply: Reply, timeout: tuple[str, str] | None, log: Path | None = None) -> CheckResult:

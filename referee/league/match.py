@@ -148,7 +148,7 @@ def play_match(
                 deadline_s=state.clock.deadline_s,
                 last_decision_ms=state.last_ms,
             )
-            decided = ask_decision(player, ask, state.clock, state.clock.control, held=held, stopped=stopped)
+            decided = ask_decision(player, ask, state.clock, held=held, stopped=stopped)
             reply, action, fault = decided.reply, decided.action, decided.fault
             if stopped is not None and stopped():  # interrupted: the call was cut, not the bot's fault
                 raise MatchStopped(f"game {game.game_id} abandoned at decision {decision}")
@@ -206,7 +206,6 @@ def ask_decision(
     player: Player,
     ask: DecisionAsk,
     clock: SeatClock,
-    time: TimeControl,
     *,
     held: HeldUp | None = None,
     stopped: Callable[[], bool] | None = None,
@@ -214,7 +213,7 @@ def ask_decision(
     """Ask ``player`` the decision ``ask``, again (the same request: the same number and
     events, the same time told, a deadline one limit longer each time: 2, 3, 4 × the limit)
     while the machine kept the bot from the time it was told, up to :data:`MAX_ASKS` asks
-    the bot received; settle ``clock`` by
+    the bot received; settle ``clock`` (the seat's time control is ``clock.control``) by
     :meth:`SeatClock.judge`; judge the answer (docs/design.md §5). The one step of a
     decision for a league, ``referee play`` and check-bot. ``held`` notes each ask the
     machine held up. Raises :class:`MatchStopped` when ``stopped`` says so between asks."""
@@ -243,7 +242,7 @@ def ask_decision(
             break
         if stopped is not None and stopped():
             raise MatchStopped(f"game {view.game_id} abandoned while asking decision {ask.number} again")
-    action, fault = _judge(view, reply, judgement, time, held_last=held_up, asks=len(took))
+    action, fault = _judge(view, reply, judgement, clock.control, held_last=held_up, asks=len(took))
     overload = None
     if took:
         overload = OverloadRecord(
