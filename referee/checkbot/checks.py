@@ -14,6 +14,9 @@ The checks, in order (a failed Hello skips the rest):
    slowest passed half of ``move_ms``.
 5. ``game-over``: GameOver is answered (or left UNIMPLEMENTED, which is fine).
 6. ``games``: ``games`` games against the sample bots without a fault.
+7. ``refused-calls``: no system call of the bot was refused by the sandbox's allowlist
+   (docs/sandbox.md), as far as the referee can tell here; also after a failed Hello (a
+   refused call may be why).
 
 Runs under trio with the league's own pool, client and match, so a bot passes here
 exactly when the referee accepts it in a league. No rich: the command renders results.
@@ -26,6 +29,7 @@ import hashlib
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import Literal
 
@@ -39,9 +43,10 @@ from referee.game.records import FaultRecord
 from referee.game.rules import Rules
 from referee.game.timecontrol import TimeControl
 from referee.game.views import format_action, why_illegal
+from referee.league.match import Decided, Player, ask_decision
 from referee.league.pool import BotEntry, BotPool, Lease, StartFailure, asked_over
 from referee.league.run import LeagueSpec, play_fixture
-from referee.sandbox import SandboxSettings
+from referee.sandbox import SandboxSettings, refusals_unnamed, refused_calls
 from referee.sandbox.workdir import safe_stem
 from referee.schedule.fixture import Fixture
 from referee.transport.replies import DecisionAsk, Reply
@@ -122,6 +127,7 @@ async def check_bot(
         if lease is None:
             for result in _skipped(situations, settings, "not asked: the bot did not pass Hello"):
                 report(result)
+            report(check_refused_calls(bot, settings.sandbox, asked=False))  # a refused call may be why
             return results
         lease = await _check_situations(pool, bot, lease, situations, time, report, branches=branches_result(coverage))
         if lease is None:
@@ -130,6 +136,7 @@ async def check_bot(
             report(await _check_game_over(lease, situations[-1], time))
             pool.release(lease, crashed=lease.exit_detail() is not None)
         report(await _check_games(pool, bot, opponents, settings, time, on_progress))
+    report(check_refused_calls(bot, settings.sandbox))
     return results
 
 
@@ -145,6 +152,29 @@ def branches_result(coverage: Coverage) -> CheckResult:
     if coverage.missed:
         summary += f"; not met in those games (the referee's search, not your bot): {', '.join(coverage.missed)}"
     return CheckResult("branches", "covers the branches of the rules", "warn" if coverage.missed else "pass", summary)
+
+
+def check_refused_calls(bot: BotEntry, sandbox: SandboxSettings, *, asked: bool = True) -> CheckResult:
+    """The ``refused-calls`` row: the system calls the sandbox refused the bot in this run
+    (each also named once in its log). Where none can be refused or named (a bot given by
+    address, another sandbox mode, no seccomp user notification here) it passes, saying so:
+    the host's limits never fail a bot. ``asked``: False after a failed Hello (skipped
+    unless a call was refused, which may be why)."""
+    title = "makes only the system calls the sandbox allows"
+    found = refused_calls(bot.name)
+    if found:
+        return CheckResult(
+            "refused-calls", title, "fail",
+            f"refused: {', '.join(found)} (not allowed for bots; docs/sandbox.md): where the bot still played, its runtime "
+            "went on without them; a runtime that needs one cannot use it in a league",
+            answered=", ".join(found), expected="only the calls of the allowlist (docs/sandbox.md)",
+        )  # fmt: skip
+    if not asked:
+        return CheckResult("refused-calls", title, "skip", "not asked: the bot did not pass Hello")
+    if bot.remote:
+        return CheckResult("refused-calls", title, "pass", "not told: a bot given by address is not sandboxed by the referee")
+    why = refusals_unnamed(sandbox)
+    return CheckResult("refused-calls", title, "pass", "none refused" if why is None else f"not told: {why}")
 
 
 def _skipped(situations: Sequence[Situation], settings: CheckSettings, why: str) -> list[CheckResult]:
@@ -210,21 +240,23 @@ async def _check_situations(
         if current is None:
             report(CheckResult(situation.key, situation.title, "skip", f"not asked: the bot crashed at {crashed_at!r} and did not start again"))
             continue
-        clock = time.clock()
-        reply = await current.client.decide(DecisionAsk(
+        ask = DecisionAsk(
             situation.view, situation.events, situation.decision_number,
-            time_left_ms=time.move_ms, bank_left_ms=0, deadline_s=clock.deadline_s, last_decision_ms=last_ms,
-        ))  # fmt: skip
+            time_left_ms=time.move_ms, bank_left_ms=0, deadline_s=time.clock().deadline_s, last_decision_ms=last_ms,
+        )  # fmt: skip
+        decided = await settle_in_thread(current, ask, time)  # judged as a league judges it (docs/design.md §5)
+        reply = decided.reply
         current.client.end_play(situation.view.game_id, situation.view.seat)  # each situation is a game of its own
         last_ms = reply.ms
-        timed_out = clock.settle_reply(reply.ms, reply.fault)
+        timed_out = decided.judgement.verdict == "timeout"
         if timed_out:
             late.append(f"{situation.key} ({reply.ms:.0f} ms)")
         elif slowest is None or reply.ms > slowest[0]:
             slowest = (reply.ms, situation.key)
         if reply.fault == "crash" and (ended := await _how_it_ended(current)):
             reply = replace(reply, detail=f"{reply.detail}; {ended}")
-        result = _judge(situation, reply, timed_out, time, current.process.log_path if current.process is not None else None)
+        log = current.process.log_path if current.process is not None else None
+        result = _judge(situation, reply, decided.fault if timed_out else None, log)
         if timed_out and busy is not None:
             result = replace(result, summary=result.summary + still_busy(busy.title))
         report(result)
@@ -276,7 +308,14 @@ def still_busy(title: str) -> str:
     )
 
 
-def _judge(situation: Situation, reply: Reply, timed_out: bool, time: TimeControl, log: Path | None = None) -> CheckResult:
+async def settle_in_thread(player: Player, ask: DecisionAsk, time: TimeControl) -> Decided:
+    """One scripted decision asked and settled by the league's own step
+    (:func:`referee.league.match.ask_decision`: the same evidence, the same rule, asked again
+    as a league asks again), on a thread as a game's decisions are; a fresh clock each."""
+    return await trio.to_thread.run_sync(partial(ask_decision, player, ask, time.clock(), time))
+
+
+def _judge(situation: Situation, reply: Reply, timeout: tuple[str, str] | None, log: Path | None = None) -> CheckResult:
     legal = " ".join(format_action(action) for action in situation.view.legal)
     expected = f"one of: {legal} — {situation.rule}"
     asked = describe_request(reply.request_json)
@@ -291,8 +330,8 @@ def _judge(situation: Situation, reply: Reply, timed_out: bool, time: TimeContro
     if reply.fault is not None and reply.fault != "timeout":
         where = f"; the bot's log: {log}" if log is not None and reply.fault in ("crash", "malformed") else ""
         return fail(f"{reply.fault}: {fault_in_words(reply.fault, reply.detail, reply.answer, reply.ms)[0]}{where}")
-    if timed_out:
-        return fail(f"timeout: no answer within {time.move_ms} ms + {time.grace_ms} ms grace (took {reply.ms:.0f} ms)")
+    if timeout is not None:
+        return fail(f"timeout: {plain_words(timeout[1])}")
     assert reply.action is not None
     if reply.action not in situation.view.legal:
         return fail(f"illegal: {why_illegal(situation.view, reply.action)}")

@@ -91,13 +91,15 @@ class Lease:
 
     def decide(self, ask: DecisionAsk) -> Reply:
         """The match's blocking call (on the game's thread, ``referee.league.gamethread``).
-        A reply later than ``ask.time_left_ms`` carries the evidence of the machine's load
-        while it was awaited (:class:`referee.league.evidence.DecisionProbe`)."""
+        A reply later than the time the bot was told (``time_left_ms`` + ``bank_left_ms``),
+        or none by the deadline, carries the evidence of what held it up that the bot did
+        not cause (:class:`referee.league.evidence.DecisionProbe`)."""
         probe = self.probe
         mark = probe.mark() if probe is not None else None
         reply = self.client.decide_blocking(ask)
-        if mark is not None and probe is not None and (reply.fault == "timeout" or 0 < ask.time_left_ms < reply.ms):
-            reply = replace(reply, evidence=probe.evidence(mark))
+        late = reply.fault == "timeout" or 0 < ask.time_left_ms + ask.bank_left_ms < reply.ms  # past the time it was told
+        if mark is not None and probe is not None and late:
+            reply = replace(reply, evidence=probe.evidence(mark, answered=reply.fault != "timeout"))
         self.unanswered = self.unanswered + 1 if reply.fault == "timeout" else 0
         return reply
 
@@ -419,7 +421,7 @@ class BotPool:
             process.kill()
             self._count_failure(slots)
             return outcome
-        lease = Lease(entry.name, client, process, outcome, probe=DecisionProbe(process.pid))
+        lease = Lease(entry.name, client, process, outcome, probe=DecisionProbe(process.pid, cgroup=process.cgroup_path))
         process.note(f"Hello: protocol {outcome.major}.{outcome.minor}; {asked_over(outcome)}")
         self._live.append(lease)
         return lease

@@ -24,6 +24,7 @@ from referee.game.timecontrol import TimeControl
 from referee.league.counts import LeagueCounts
 from referee.league.gamethread import Stopped, run_game_thread
 from referee.league.match import MatchResult, Player, play_match
+from referee.league.lateness import HeldUp
 from referee.league.pacing import Pacer
 from referee.league.pool import BotEntry, BotPool, Lease, StartFailure
 from referee.league.tracelog import TraceLog
@@ -192,16 +193,22 @@ async def _worker(
         async for fixture in fixtures:
             async with pacer.slot():
                 started(fixture)
-                finished(await play_fixture(spec, pool, fixture))
+                finished(await play_fixture(spec, pool, fixture, held=pacer.held))
 
 
 async def play_fixture(
-    spec: LeagueSpec, pool: BotPool, fixture: Fixture, decks: Mapping[int, Sequence[Card]] | None = None
+    spec: LeagueSpec,
+    pool: BotPool,
+    fixture: Fixture,
+    decks: Mapping[int, Sequence[Card]] | None = None,
+    *,
+    held: HeldUp | None = None,
 ) -> GameRecord:
     """Seat the fixture's bots, play the game, return its record (not yet stored).
 
     ``decks`` (round number -> 52 cards in deal order) fixes those rounds' decks (a deal
     file, ``referee play --deal``); other rounds are shuffled from the fixture's seed.
+    ``held``: the league's record of decisions the machine held up (its pace).
     """
     players: list[Player | None] = []
     startup_faults: list[FaultRecord] = []
@@ -218,7 +225,7 @@ async def play_fixture(
     crashed_seats: set[int] = set(range(len(leases)))  # if the game is cancelled, start afresh
     trace = TraceLog.for_game(spec.run_dir, fixture.game_id, fixture.seats) if spec.faults.trace else None
     def play(stopped: Stopped) -> MatchResult:
-        return play_match(game, players, spec.time, spec.faults, startup_faults=startup_faults, trace=trace, stopped=stopped)
+        return play_match(game, players, spec.time, spec.faults, startup_faults=startup_faults, trace=trace, stopped=stopped, held=held)
 
     try:
         result = await run_game_thread(play, on_stop=partial(_hang_up, leases), name=f"game {fixture.game_id}")

@@ -259,8 +259,9 @@ def _start(
     # RLIMIT_DATA where no cgroup bounds memory (limits.rlimits: what the bot commits)
     memory_rlimit = mode != "none" and not (cgroup is not None and cgroup.limits_memory)
     env = _bot_env(mode, private, resolved, extra_env, settings)
-    # a bubblewrap bot starts from the thread whose filter sends its shared futex calls to the
-    # referee, where that is available; bubblewrap's own filter then leaves them to it
+    # a bubblewrap bot starts from the thread whose filter holds the allowlist and sends the
+    # rest (shared futex calls among it) to the referee, where that is available; bubblewrap's
+    # own filter then refuses only what that thread's filter allows bubblewrap's set-up
     notified = mode == "bwrap" and spawner.notified_available()
     filter_fd = seccomp.program_fd(notified) if mode == "bwrap" else None
     outer_nproc, inner_nproc = _nproc(mode, uid, cgroup, settings, processes_at_once)
@@ -335,8 +336,8 @@ def _seccomp_shown(on: bool, futex_notified: bool) -> str:
     if not on:
         return ", seccomp off"
     if futex_notified:
-        return ", seccomp on, shared futex waits answered by the referee"
-    return ", seccomp on, shared futex waits refused (a thread joining another spins)"
+        return ", seccomp on (allowlist; a refused call is named below), shared futex waits answered by the referee"
+    return ", seccomp on (allowlist; refused calls not named), shared futex waits refused (a thread joining another spins)"
 
 
 def _spawn(

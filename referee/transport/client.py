@@ -273,6 +273,12 @@ class BotClient:
                 self._streams.pop(key, None)
             return None
         ms = (heard.ended_at - heard.started) * 1000.0
+        if heard.early and heard.answer is not None:
+            detail = (
+                f"its Play stream sent an Answer (decision_number {heard.answer.decision_number}) before decision "
+                f"{request.decision_number} was asked: an answer must follow its request"
+            )
+            return Reply(None, "malformed", detail, request, codec.message_json(heard.answer), ms, render)
         if heard.expired:
             return _timed_out(ask.deadline_s, ms, request, render)
         if heard.error is not None:

@@ -17,7 +17,7 @@ BOTS = Path(__file__).parent / "bots"
 FAULT_BOTS = REPO / "tests" / "faults" / "bots"
 LINE = re.compile(r"^(PASS|WARN|FAIL|SKIP)  (.+?) — (.*)$")
 COVERAGE = build_situations()
-CHECKS = len(COVERAGE.situations) + 6  # hello, protocol, the situations, branches, on-time, game-over, games
+CHECKS = len(COVERAGE.situations) + 7  # hello, protocol, the situations, branches, on-time, game-over, games, refused-calls
 
 
 def title_of(branch: str) -> str:

@@ -206,7 +206,7 @@ def test_a_bot_page_lists_its_faults_by_kind_with_an_example(browser: Any, serve
     illegal = page.locator("tr.fault-row[data-kind=illegal]")
     assert illegal.count() == 1
     evidence = illegal.inner_text()
-    assert "is not legal" in evidence and "asked" in evidence and "legal" in evidence
+    assert "is not in your hand" in evidence and "asked" in evidence and "legal" in evidence
     assert page.locator("figure.plot svg").count() == 1, "the decision-time plot"
     page.screenshot(path=tmp_path / "bot-cheat.png", full_page=True)
 
