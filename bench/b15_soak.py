@@ -75,7 +75,7 @@ def bot_lines(bots: Path, seed: int) -> list[str]:
         faulty = index >= BOTS - FAULTY
         strength = TIERS[index % len(TIERS)]
         name = f"{'faulty' if faulty else 'kit'}-{index:02d}"
-        command = ["python", str(bots / "soak_bot.py"), "--seed", str(seed * 100 + index), "--strength", str(strength)]
+        command = ["python", str(bots / "soak_bot.py"), "--tree", str(common.CODE), "--seed", str(seed * 100 + index), "--strength", str(strength)]
         if faulty:
             command += ["--misbehave", str(MISBEHAVE), "--exits", str(EXITS)]
         lines += ["[[bots]]", f'name = "{name}"', f"command = {json.dumps(command)}"]
@@ -233,13 +233,18 @@ def comparable(results: Path) -> dict[str, dict[str, Any]]:
 
 
 def standings(results: Path) -> dict[str, Any]:
+    """The standings as ``referee standings --json`` gives them, without the measured
+    decision times (each row's ``decision_ms``: the machine's, never the same twice)."""
     from referee.results.store import ResultsStore
     from referee.standings.table import compute_standings
     from referee.standings.verdicts import Sequential
 
     with ResultsStore.open_existing(results) as store:
         table = compute_standings(store.played_games(), sequential=Sequential.from_text(store.meta().get("sequential")))
-        return dict(table.to_json())
+        found = dict(table.to_json())
+    for row in found.get("rows", []):
+        row.pop("decision_ms", None)
+    return found
 
 
 def fault_counts(results: Path) -> dict[str, int]:
