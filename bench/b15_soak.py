@@ -69,7 +69,7 @@ def stage(folder: Path) -> Path:
     return bots
 
 
-def bot_lines(bots: Path, seed: int) -> list[str]:
+def bot_lines(bots: Path, seed: int, misbehave: float = MISBEHAVE) -> list[str]:
     lines = []
     for index in range(BOTS):
         faulty = index >= BOTS - FAULTY
@@ -77,12 +77,12 @@ def bot_lines(bots: Path, seed: int) -> list[str]:
         name = f"{'faulty' if faulty else 'kit'}-{index:02d}"
         command = ["python", str(bots / "soak_bot.py"), "--tree", str(common.CODE), "--seed", str(seed * 100 + index), "--strength", str(strength)]
         if faulty:
-            command += ["--misbehave", str(MISBEHAVE), "--exits", str(EXITS)]
+            command += ["--misbehave", str(misbehave), "--exits", str(EXITS)]
         lines += ["[[bots]]", f'name = "{name}"', f"command = {json.dumps(command)}"]
     return lines
 
 
-def write_config(folder: Path, games: int, seed: int, mode: str) -> Path:
+def write_config(folder: Path, games: int, seed: int, mode: str, misbehave: float = MISBEHAVE) -> Path:
     """The league's config in ``folder`` (its results in ``folder/soak.sqlite``)."""
     bots = stage(folder)
     lines = [
@@ -91,7 +91,7 @@ def write_config(folder: Path, games: int, seed: int, mode: str) -> Path:
         "[time]", f"move_ms = {MOVE_MS}", "startup_ms = 30000",
         "[faults]", 'preset = "league"', "max_restarts = 1000000",  # no withdrawal: its timing would be the machine's
         "[sandbox]", f'mode = "{mode}"',
-        *bot_lines(bots, seed),
+        *bot_lines(bots, seed, misbehave),
     ]  # fmt: skip
     config = folder / "soak.toml"
     config.write_text("\n".join(lines) + "\n")
@@ -194,12 +194,12 @@ class Run:
         return self.folder / "soak.sqlite"
 
 
-def play(tmp: Path, name: str, games: int, seed: int, mode: str, stops: list[tuple[float, int]]) -> Run:
+def play(tmp: Path, name: str, games: int, seed: int, mode: str, stops: list[tuple[float, int]], misbehave: float = MISBEHAVE) -> Run:
     """One league run in ``tmp/name``, signalled at each of ``stops`` (share of the games
     stored, signal) and resumed after each."""
     folder = tmp / name
     folder.mkdir()
-    config = write_config(folder, games, seed, mode)
+    config = write_config(folder, games, seed, mode, misbehave)
     run = Run(name, folder)
     marker = str(folder / "bots")
     began = time.perf_counter()
@@ -273,10 +273,12 @@ class Outcome:
     file_bytes: int
 
 
-def soak(tmp: Path, games: int, seed: int, mode: str, stops: list[tuple[float, int]]) -> Outcome:
-    """The league straight, then interrupted at ``stops`` and resumed; what differs."""
-    straight = play(tmp, "straight", games, seed, mode, [])
-    night = play(tmp, "night", games, seed, mode, stops)
+def soak(tmp: Path, games: int, seed: int, mode: str, stops: list[tuple[float, int]], misbehave: float = MISBEHAVE) -> Outcome:
+    """The league straight, then interrupted at ``stops`` (share of the games stored, signal)
+    and resumed; what differs. ``misbehave``: the faulty bots' share of decisions they
+    misbehave in."""
+    straight = play(tmp, "straight", games, seed, mode, [], misbehave)
+    night = play(tmp, "night", games, seed, mode, stops, misbehave)
     a, b = comparable(straight.results), comparable(night.results)
     differing = sorted(game_id for game_id in set(a) & set(b) if a[game_id] != b[game_id])
     return Outcome(
@@ -335,7 +337,7 @@ def report(outcome: Outcome, args: Any, games: int, mode: str, load_start: tuple
         Figure("left_at_end", f"bot processes left {LEFT_AFTER_S:g} s after the end (both runs)", "processes", [straight.segments[-1].left + night.segments[-1].left]),
         Figure("rss_first", f"referee RSS at game {first.games if first else RSS_AT:,} (straight run)", "MiB", [first.rss_kb / 1024] if first else []),
         Figure("rss_last", f"referee RSS at game {last.games if last else games:,} (straight run)", "MiB", [last.rss_kb / 1024] if last else []),
-        Figure("rss_ratio", "referee RSS at the end ÷ at game 1,000 (straight run)", "×", [last.rss_kb / first.rss_kb] if first and last else []),
+        Figure("rss_ratio", f"referee RSS at the end ÷ at game {first.games if first else RSS_AT:,} (straight run)", "×", [last.rss_kb / first.rss_kb] if first and last else []),
         Figure("fds_first", f"referee open descriptors at game {first.games if first else RSS_AT:,}", "fds", [first.fds] if first else []),
         Figure("fds_last", "referee open descriptors at the end", "fds", [last.fds] if last else []),
         Figure("fds_max", "referee open descriptors, most seen (straight run)", "fds", [max(s.fds for s in samples)] if samples else []),
