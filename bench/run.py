@@ -1,4 +1,4 @@
-"""``make bench``: run B1-B13 (and B4T with ``--base-tree``) (each its own process, its variants interleaved), then write
+"""``make bench``: run B1-B14 (B4T with ``--base-tree``; B15, a night long, with ``--only B15``) (each its own process, its variants interleaved), then write
 ``BENCHMARKS.md`` with the machine, the date, every figure as median [min–max] over the
 repetitions, the targets met or missed, and the analysis in ``bench/NOTES.md``.
 
@@ -9,6 +9,7 @@ repetitions, the targets met or missed, and the analysis in ``bench/NOTES.md``.
     python bench/run.py --only B4T --base-tree ../base   # two trees: this one against a base checkout (its own .venv)
     python bench/run.py --only B7 --b7-leagues 200   # the full simulation of the standings (long)
     python bench/run.py --only B7 --b7-leagues 200 --b7-args "--stop-leagues 20 --max-rounds 300"
+    nice -n 5 python bench/run.py --only B15   # the soak: 10,000 games twice, hours (b15_soak.py --games N: fewer)
 """
 
 from __future__ import annotations
@@ -46,11 +47,13 @@ BENCHES: dict[str, tuple[str, str, int]] = {  # script, title, repetitions multi
     "B12": ("b12_load.py", "B12 load: a league beside a CPU hog, and Ctrl-C under it", 1),
     "B13": ("b13_standings_update.py", "B13 standings kept as games finish: the cost of a game, and of a look", 1),
     "B14": ("b14_class.py", "B14 class: 30 Python strategy bots, a movement league night, and where its wall time goes", 1),
+    "B15": ("b15_soak.py", "B15 soak: 30 bots under bubblewrap, a third misbehaving, the referee killed and resumed (games: the first figure)", 1),
     "B4T": ("b4_throughput.py", "B4 two trees: the working tree against a base checkout, interleaved (concurrency 4)", 1),
     "B4TK": ("b4_throughput.py", "B4 two trees, Python bot-kit bots (the random sample: Play where the kit speaks it)", 1),
     "B4TG": ("b4_throughput.py", "B4 two trees, Go sample bots", 1),
 }
 TWO_TREES = {"B4T", "B4TK", "B4TG"}  # run only with --base-tree
+ASKED_ONLY = {"B15"}  # a night long: run only when named in --only
 WITH_BASE = {"B4T", "B4TK", "B4TG", "B14"}  # given --base-tree when it is set
 BOTS_OF = {"B4TK": "kit", "B4TG": "go"}  # the two-trees B4 runs' bots (b4_throughput.py --bots)
 B7_LEAGUES: int | None = None  # --b7-leagues: leagues per B7 figure (the script's small default otherwise)
@@ -96,6 +99,12 @@ TARGETS = (
     Target("B14", "class league: games/s ≥ 1.5 × the base tree's (interleaved, start-up included)", "ratio", lambda f: f.median >= 1.5, _median, 1.5),
     Target("B14", "class's command, 900 games: last game → final standings on the terminal ≤ 5 s", "command_end_gap", lambda f: f.median <= 5, _median, 5),
     Target("B14", "class's command: the groups tell apart no pair against the tiers' order", "command_wrong_way", lambda f: max(f.values) == 0, lambda f: f"{max(f.values):.0f} (worst repetition)"),
+    Target("B15", "soak: games lost 0", "lost", lambda f: max(f.values) == 0, lambda f: f"{max(f.values):.0f}"),
+    Target("B15", "soak: games played twice 0", "twice", lambda f: max(f.values) == 0, lambda f: f"{max(f.values):.0f}"),
+    Target("B15", "soak: every record and the standings after the resumes as in the uninterrupted run", "differing", lambda f: max(f.values) == 0, lambda f: f"{max(f.values):.0f} games differ"),
+    Target("B15", "soak: standings after the resumes identical to the uninterrupted run's (fault counts included)", "standings_equal", lambda f: min(f.values) == 1, lambda f: "identical" if min(f.values) == 1 else "differ"),
+    Target("B15", "soak: referee RSS at the last game ≤ 1.1 × at a tenth of the games (game 1,000 of 10,000)", "rss_ratio", lambda f: f.median <= 1.1, _median, 1.1),
+    Target("B15", "soak: bot processes left after the end 0", "left_at_end", lambda f: max(f.values) == 0, lambda f: f"{max(f.values):.0f}"),
     Target("B13", "standings: cost of a finished game at 10,000 ≤ 1.2 × at 100", "ratio", lambda f: f.median <= 1.2, _median, 1.2),
     Target("B2", "referee ≤ 1.10 × the rotating floor (secondary)", "overhead", lambda f: f.median <= 1.10, _median, 1.10),
     Target("B3", "engine ≥ 2.5 × OpenSpiel's decisions/s", "ratio", lambda f: f.median >= 2.5, _median, 2.5),
@@ -338,7 +347,7 @@ def main() -> None:
     began = time.perf_counter()
     if args.only and TWO_TREES & set(args.only) and not BASE_TREE:
         parser.error("B4T needs --base-tree PATH")
-    for key in [] if args.report_only else args.only or [key for key in BENCHES if key not in TWO_TREES or BASE_TREE]:
+    for key in [] if args.report_only else args.only or [key for key in BENCHES if (key not in TWO_TREES or BASE_TREE) and key not in ASKED_ONLY]:
         results[key] = run_bench(key, reps, args.quick, args.sandbox)
         RESULTS.write_text(json.dumps(results, indent=1))
     if "B4" in results and "B7" in results:

@@ -10,7 +10,9 @@ Which worker runs which bot:
 - a bot that starts on one worker but fails on its own on another gets no game on the
   other; a bot that starts on no worker and fails there on its own is broken in itself: its
   games are played anywhere, and its seats get its own faults, as on one machine;
-- a bot that no worker can run stops the league (:meth:`Fleet.stuck`).
+- a bot that no worker can run stops the league (:meth:`Fleet.stuck`), unless some worker
+  ran it earlier in this run: then its workers are gone for now (an outage), and the
+  league waits for one (:meth:`Fleet.outage`).
 
 Which fixture next (:meth:`Fleet.pick`): the earliest waiting fixture whose bots may all
 run on the worker and whose withdrawals are certain: a bot that may still be withdrawn by
@@ -62,6 +64,7 @@ class Fleet:
         self.remote = remote
         self.workers: dict[str, WorkerState] = {}
         self.risky: Counter[str] = Counter()  # bot -> games in flight sent with it not withdrawn
+        self.proven: set[str] = set()  # bots some worker started in this run (gone or not)
 
     # --- membership ---------------------------------------------------------------
 
@@ -96,6 +99,8 @@ class Fleet:
             return []
         state.report = report
         self._refuse()
+        if report.unfit is None:
+            self.proven |= {name for name, check in report.bots.items() if check.started}
         return self.lines()
 
     def refuse(self, address: str, bot: str | None, why: str) -> list[str]:
@@ -161,6 +166,16 @@ class Fleet:
                 )
                 return f"no worker can run bot {bot!r}: {reasons}"
         return None
+
+    def outage(self, bots: set[str]) -> bool:
+        """Whether what :meth:`stuck` says about ``bots`` is an outage: every bot it names
+        was started by some worker earlier in this run (that worker left), so one may come
+        back; False when the workers there never could (a set-up to fix)."""
+        if not self.workers or self.checking:
+            return True
+        if not any(state.ready for state in self.workers.values()):
+            return bool(self.proven)
+        return all(bot in self.proven for bot in bots if not any(self.can_run(state, bot) for state in self.workers.values()))
 
     def lines(self) -> list[str]:
         """What is new about each worker since the last call: its sandbox as it joins, and

@@ -13,7 +13,8 @@ progress as on one machine.
 Losses: a worker that leaves (or dies) costs the games it was playing, which go to other
 workers; each fixture's record is passed on once, whatever Dask does. The scheduler's loss
 stops the league with one line (ClusterError). With no worker that can play, the league
-waits for one, saying so.
+waits for one up to :data:`WAIT_FOR_WORKERS_S`, saying so once (a connected worker that
+cannot run the league does not end the wait); then it stops with one line.
 """
 
 from __future__ import annotations
@@ -33,7 +34,16 @@ from distributed import Client, Future
 
 from referee.cluster.bundle import BotBundle, bundle_bot
 from referee.cluster.fleet import Fleet, WorkerState
-from referee.cluster.worker import STARTED_TOPIC, HostTrouble, LeagueJob, WorkerReport, check_on_worker, close_league, play_on_worker
+from referee.cluster.worker import (
+    STARTED_TOPIC,
+    HostTrouble,
+    LeagueJob,
+    WorkerReport,
+    check_on_worker,
+    close_league,
+    play_on_worker,
+    sandbox_problem,
+)
 from referee.errors import RefereeError
 from referee.game.records import GameRecord
 from referee.league.counts import LeagueCounts
@@ -42,7 +52,7 @@ from referee.sandbox import SandboxSettings
 from referee.schedule.fixture import Fixture
 
 POLL_S = 0.5  # how often the coordinator asks the scheduler which workers are there
-WAITING_EVERY_S = 30.0  # a progress line while no worker can play
+WAIT_FOR_WORKERS_S = 600.0  # how long the league waits while no worker can play (docs/cluster.md)
 SCATTER_TIMEOUT_S = 120.0  # the league's bots sent to one worker
 RESULT_TIMEOUT_S = 120.0  # a finished game's record fetched from its worker
 MAX_LOSSES = 3  # a game whose worker died this many times while playing it stops the league
@@ -89,7 +99,8 @@ class ClusterRunner:
     "auto"`` means bubblewrap there). ``shared``: the workers read each bot's folder at the
     coordinator's path (a shared file system) instead of receiving an archive of it; the
     hash is checked either way. ``say``: prints one line (what each worker's check found,
-    workers lost, waiting for workers).
+    workers lost, waiting for workers). ``wait_s``: how long a league waits while no worker
+    can play before it stops (:data:`WAIT_FOR_WORKERS_S`).
     """
 
     def __init__(
@@ -100,10 +111,12 @@ class ClusterRunner:
         shared: bool = False,
         owns_client: bool = False,
         say: Say | None = None,
+        wait_s: float = WAIT_FOR_WORKERS_S,
     ) -> None:
         self.client = client
         self.sandbox = sandbox
         self.shared = shared
+        self.wait_s = wait_s
         self.say: Say = say or (lambda line: None)
         self._owns_client = owns_client
         self._leagues: set[str] = set()  # job keys whose bot processes live on the workers
@@ -139,13 +152,24 @@ class ClusterRunner:
             self.client.run(close_league, key, wait=True)
 
     def capacity(self) -> int:
-        """Games the cluster plays at once: the sum of its workers' threads (0 when none)."""
-        return sum(self.members().values())
+        """Games the cluster can play at once: the threads of its workers whose sandbox can
+        run the league (0 when none; each worker's own check comes with its first games)."""
+        members = self.members()
+        if not members:
+            return 0
+        try:
+            found = self.client.run(sandbox_problem, self.sandbox.mode, workers=list(members), on_error="return")
+        except Exception:  # the scheduler or a worker went meanwhile: the league's own look says so
+            return 0
+        return sum(threads for address, threads in members.items() if _fits(found.get(address)))
 
     def describe(self) -> str:
-        """``on the cluster at ADDRESS (N at once)``, or ``(no workers yet)``."""
-        capacity = self.capacity()
-        return f"on the cluster at {self.address} ({f'{capacity} at once' if capacity else 'no workers yet'})"
+        """``on the cluster at ADDRESS (N at once)``, N the threads that can play;
+        ``(no workers yet)``, or ``(no worker can play yet)``."""
+        joined = bool(self.members())
+        capacity = self.capacity() if joined else 0
+        shown = f"{capacity} at once" if capacity else "no worker can play yet" if joined else "no workers yet"
+        return f"on the cluster at {self.address} ({shown})"
 
     def members(self) -> dict[str, int]:
         """Worker address -> threads, as the scheduler knows them now (blocking). ClusterError
@@ -264,6 +288,7 @@ class _Round:
         self.send_done, self.done = trio.open_memory_channel[Future](math.inf)
         self.token: trio.lowlevel.TrioToken | None = None
         self.nursery: trio.Nursery | None = None
+        self.waiting_since: float | None = None  # trio time since when no worker can play
 
     def say(self, lines: Sequence[str]) -> None:
         for line in lines:
@@ -300,8 +325,6 @@ class _Round:
     # --- the workers ----------------------------------------------------------------
 
     async def _watch(self) -> None:
-        waiting_since: float | None = None
-        said_at = -math.inf
         while True:
             members = await trio.to_thread.run_sync(self.runner.members)
             for address, threads in members.items():
@@ -314,26 +337,48 @@ class _Round:
             for address in [address for address in self.fleet.workers if address not in members]:
                 self._worker_left(address)
             self._dispatch()
-            now = trio.current_time()
-            if self.fleet.capacity() == 0 and self.left:
-                if waiting_since is None:
-                    waiting_since = now
-                    self.runner.say(self._waiting_line())
-                    said_at = now
-                elif now - said_at >= WAITING_EVERY_S:
-                    self.runner.say(f"still waiting for workers ({now - waiting_since:.0f} s)…")
-                    said_at = now
-            else:
-                waiting_since = None
+            self._look()
             await trio.sleep(POLL_S)
 
-    def _waiting_line(self) -> str:
+    def _look(self) -> None:
+        """Whether the league can go on; when it cannot, say so once as the wait begins, and
+        stop it (ClusterError) once it waited :attr:`ClusterRunner.wait_s`. Called after
+        every change: each look at the workers, each check and game that comes back."""
+        now = trio.current_time()
+        blocked = self._blocked()
+        if blocked is None:
+            self.waiting_since = None
+        elif self.waiting_since is None:
+            self.waiting_since = now
+            self.runner.say(self._waiting_line(blocked))
+        elif now - self.waiting_since >= self.runner.wait_s:
+            raise ClusterError(
+                f"{blocked or 'no worker joined the scheduler at ' + self.runner.address}; none came in "
+                f"{_duration(self.runner.wait_s)}: start workers that can run the league (docs/cluster.md), then continue with --resume"
+            )
+
+    def _blocked(self) -> str | None:
+        """None while the league can go on (a worker can play, or nothing is left to play);
+        else why not ("" while no worker is there or one is being checked). Raises
+        ClusterError at once when the workers there never could run it: a set-up to fix."""
+        if not self.left:
+            return None
+        bots = {bot for fixture in self.waiting.values() for bot in fixture.seats}
+        line = self.fleet.stuck(bots)
+        if line is not None and not self.fleet.outage(bots):
+            raise ClusterError(line)
+        if line is None and (self.fleet.capacity() > 0 or not self.waiting):
+            return None
+        return line or ""
+
+    def _waiting_line(self, blocked: str) -> str:
         joined = len(self.fleet.workers)
+        wait = f"up to {_duration(self.runner.wait_s)}"
+        if blocked:
+            return f"{blocked}: waiting {wait} for a worker that can play (a worker that joins is checked first)…"
         if not joined:
-            return f"waiting for workers to join the scheduler at {self.runner.address}…"
-        if self.fleet.checking:
-            return f"checking {joined} {'worker' if joined == 1 else 'workers'} before the first game (sandbox, bots' files, each bot started once)…"
-        return f"waiting for workers: none of the {joined} that joined {self.runner.address} can play…"
+            return f"waiting {wait} for workers to join the scheduler at {self.runner.address}…"
+        return f"checking {joined} {'worker' if joined == 1 else 'workers'} before their first game (sandbox, bots' files, each bot started once)…"
 
     async def _check(self, address: str) -> None:
         shipped = self.runner._shipped.get(address)
@@ -343,7 +388,6 @@ class _Round:
             except Exception as error:
                 if address in self.fleet.workers:
                     self.say(self.fleet.refuse(address, None, f"could not receive the league's bots ({type(error).__name__}: {error})"))
-                    self._stuck()
                 return
             if address not in self.fleet.workers:  # it left meanwhile
                 shipped.release()
@@ -364,6 +408,8 @@ class _Round:
         return self.client.scatter(self.job, workers=[address], hash=False, timeout=SCATTER_TIMEOUT_S)
 
     def _worker_left(self, address: str) -> None:
+        state = self.fleet.workers.get(address)
+        announced = state is not None and state.report is not None  # a worker still being checked was never named
         lost = self.fleet.leave(address)
         shipped = self.runner._shipped.pop(address, None)
         if shipped is not None:
@@ -381,14 +427,9 @@ class _Round:
                     f"({self.losses[fixture.game_id]} times): continue with --resume once the workers are up"
                 )
             self._wait_again(fixture)
-        games = f": its {len(again)} games in flight go to other workers" if again else ""
-        self.runner.say(f"worker {address} left the cluster{games}")
-        self._stuck()
-
-    def _stuck(self) -> None:
-        line = self.fleet.stuck({bot for fixture in self.waiting.values() for bot in fixture.seats})
-        if line is not None:
-            raise ClusterError(line)
+        if announced or again:
+            games = f": its {len(again)} games in flight go to other workers" if again else ""
+            self.runner.say(f"worker {address} left the cluster{games}")
 
     # --- the games ------------------------------------------------------------------
 
@@ -474,13 +515,13 @@ class _Round:
         else:
             self._played(sent, status, outcome)
         self._dispatch()
+        self._look()
 
     def _checked(self, address: str, status: str, outcome: Any) -> None:
         if status == "finished" and isinstance(outcome, WorkerReport):
             self.say(self.fleet.checked(address, outcome))
         elif status != "cancelled":
             self.say(self.fleet.refuse(address, None, f"its check failed ({_why(outcome)})"))
-        self._stuck()
 
     def _played(self, sent: _Sent, status: str, outcome: Any) -> None:
         fixture = self.fleet.back(sent.address, sent.game_id)
@@ -502,7 +543,6 @@ class _Round:
             raise ClusterError(f"game {game_id} could not be played on the cluster: {_why(outcome)}")
         if fixture is not None:
             self._wait_again(fixture)
-        self._stuck()
 
     @contextlib.contextmanager
     def _events(self) -> Iterator[None]:
@@ -526,6 +566,15 @@ class _Round:
         finally:
             with contextlib.suppress(Exception):
                 self.client.unsubscribe_topic(STARTED_TOPIC)
+
+
+def _fits(found: object) -> bool:
+    """Whether a worker's :func:`sandbox_problem` (as ``Client.run`` returned it) found no problem."""
+    return isinstance(found, tuple) and len(found) == 3 and found[2] is None
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds / 60:g} min" if seconds >= 60 else f"{seconds:g} s"
 
 
 def _first(group: BaseException) -> BaseException:

@@ -217,6 +217,8 @@ class _Host:
             for bot in league.spec.bots:
                 if bot.name not in withdrawn:
                     nursery.start_soon(start, bot.name)
+        if league.closed:  # the coordinator ended the league while the bots started: none stays
+            league.pool.close()
         return replace(league.report, bots={bot.name: checks.get(bot.name, BotCheck(True)) for bot in league.spec.bots})
 
     async def _play(self, job: LeagueJob, fixture: Fixture, withdrawn: frozenset[str], here: _Here) -> str:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
+import resource
 import subprocess
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -11,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from referee.errors import BotError, HostError
-from referee.sandbox import bwrap, cgroups, limits, nproc, seccomp, spawner, uids, userscope, wrapper
+from referee.sandbox import bwrap, cgroups, keeper, limits, nproc, seccomp, spawner, uids, userscope, wrapper
 from referee.sandbox.cgroups import Cgroup
 from referee.sandbox.command import ResolvedCommand, resolve_command
 from referee.sandbox.modes import resolve_mode
@@ -23,6 +25,7 @@ from referee.sandbox.workdir import PrivateDir, make_private_dir, private_folder
 
 PATH_INSIDE = "/usr/local/bin:/usr/bin:/bin"
 PROCESSES_AT_ONCE = 8  # bot processes a caller that does not say runs at once (the uid's budget, nproc.py)
+OPEN_FILES = 65536  # the referee's own soft RLIMIT_NOFILE, at least, where its hard limit allows
 _atexit_registered = False
 
 
@@ -115,6 +118,8 @@ def launch(
     )
     register(process)
     _register_atexit()
+    if mode != "bwrap" and (kept := keeper.keeper()) is not None:  # its daemons die with the referee too
+        kept.watch(str(private.socket_inside), uid, claim.fd if claim is not None else None)
     return process
 
 
@@ -122,7 +127,20 @@ def _register_atexit() -> None:
     global _atexit_registered
     if not _atexit_registered:
         atexit.register(kill_all)  # the CLI registers it too; kill_all is idempotent
+        _raise_open_files()
         _atexit_registered = True
+
+
+def _raise_open_files() -> None:
+    """Let the referee hold the descriptors its bots need (pipes, sockets, the per-thread
+    CPU files the time judgement reads, for every live bot process; bench/NOTES.md B15):
+    its soft ``RLIMIT_NOFILE`` up to :data:`OPEN_FILES` where the hard limit allows (a
+    desktop's soft limit is often 1,024). Bots get their own limit."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = OPEN_FILES if hard == resource.RLIM_INFINITY else min(hard, OPEN_FILES)
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
 
 
 def _effective_mode(settings: SandboxSettings) -> str:

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from referee.errors import BotError
-from referee.sandbox import cgroups, reap
+from referee.sandbox import cgroups, keeper, reap
 from referee.sandbox.botsocket import address_of, open_socket, sandbox_home_fd
 from referee.sandbox.cgroups import Cgroup
 from referee.sandbox.detail import describe_exit
@@ -239,6 +239,8 @@ class BotProcess:
                 with contextlib.suppress(Exception):
                     self._log.note(f"clean-up failed: {error!r}")
                     self._log.finish(wait_s=0)
+            if self.mode != "bwrap" and (kept := keeper.running()) is not None:
+                kept.forget(str(self._private.socket_inside))
             if self._uid_claim is not None:
                 self._uid_claim.release()
             self._done = True
@@ -263,8 +265,7 @@ class BotProcess:
                 # no cgroup: the daemonised descendants a group kill misses
                 if self._slot_uid is not None:
                     reap.kill_where(reap.of_uid(self._slot_uid), KILL_WAIT_S)
-                listen = f"KWHIST_LISTEN=unix:{self._private.socket_inside}\0".encode()
-                reap.kill_where(reap.with_environ(listen), KILL_WAIT_S)
+                reap.kill_where(reap.with_environ(reap.listen_needle(str(self._private.socket_inside))), KILL_WAIT_S)
         except OSError as error:
             problems.append(f"clean-up: could not reap every process: {error}")
         for fd in (self._socket_fd, self._sandbox_home):

@@ -8,7 +8,8 @@ for processes of each uid: ~1.5 ms a start (more on a busy host), and racy, sinc
 referees starting bots at the same moment both saw a uid free before either bot ran. The
 lock closes that race. One scan at the first claim still skips uids that processes left by
 a referee that was killed may hold (possible only without cgroups and bwrap, for a
-daemonised grandchild). Uids go round-robin, so a uid just released (whose killed processes
+daemonised grandchild), and is taken again once every other uid is held: the referees
+whose bots ran as them then may have ended. Uids go round-robin, so a uid just released (whose killed processes
 may still be exiting) is the last to be used again. Where the lock directory cannot be
 made safely (not a directory owned by us), claims fall back to scanning ``/proc`` each time.
 """
@@ -75,27 +76,34 @@ def _lock_dir() -> Path | None:
 
 def claim() -> UidClaim | None:
     """Hold the next free slot uid; None when every one is held (here, by another referee,
-    or by a leftover process)."""
-    global _next, _strays
+    or by a leftover process). The uids running processes at the first claim are skipped
+    until every other uid is taken; then ``/proc`` is scanned again (the referees that held
+    them may have ended since)."""
+    global _strays
     with _lock:
         directory = _lock_dir()
         if directory is None:
-            busy = uids_running()
-        else:
-            if _strays is None:
-                _strays = uids_running() & set(SLOT_UIDS)
-            busy = _strays
-        for step in range(len(SLOT_UIDS)):
-            index = (_next + step) % len(SLOT_UIDS)
-            uid = SLOT_UIDS[index]
-            if uid in _held or uid in busy:
-                continue
-            fd = None
-            if directory is not None:
-                fd = try_lock(directory / f"{uid}.lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW)
-                if fd is None:
-                    continue  # another referee holds it
-            _held.add(uid)
-            _next = index + 1
-            return UidClaim(uid, fd)
-        return None
+            return _search(directory, uids_running())
+        if _strays is not None and (found := _search(directory, _strays)) is not None:
+            return found
+        _strays = uids_running() & set(SLOT_UIDS)
+        return _search(directory, _strays)
+
+
+def _search(directory: Path | None, busy: set[int]) -> UidClaim | None:
+    """The next slot uid neither held here, nor in ``busy``, nor locked by another referee."""
+    global _next
+    for step in range(len(SLOT_UIDS)):
+        index = (_next + step) % len(SLOT_UIDS)
+        uid = SLOT_UIDS[index]
+        if uid in _held or uid in busy:
+            continue
+        fd = None
+        if directory is not None:
+            fd = try_lock(directory / f"{uid}.lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW)
+            if fd is None:
+                continue  # another referee holds it
+        _held.add(uid)
+        _next = index + 1
+        return UidClaim(uid, fd)
+    return None

@@ -100,7 +100,7 @@ def test_a_lost_scheduler_stops_with_one_line_and_resume_waits_for_the_workers(s
     with Scheduler(port, short_tmp) as scheduler:
         scheduler.listening()
         second = Referee(str(config), "--resume", "--cluster", address)
-        assert second.said("waiting for workers"), second.output  # none yet: it waits, saying so
+        assert second.said("for workers to join the scheduler"), second.output  # none yet: it waits, saying so
         assert second.process.poll() is None, second.output
         with Worker(address, short_tmp, "w3"), Worker(address, short_tmp, "w4"):
             assert second.wait() == 0, second.output

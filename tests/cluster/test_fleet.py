@@ -98,3 +98,43 @@ def test_a_lost_worker_gives_back_its_games_and_their_risk() -> None:
     assert fleet.risky[fixture.seats[0]] == 1
     assert fleet.leave("w1") == [fixture]
     assert all(count == 0 for count in fleet.risky.values())
+
+
+UNFIT = WorkerReport(None, unfit="bubblewrap is not installed")
+
+
+@pytest.mark.parametrize(
+    ("history", "outage"),
+    [
+        (["join bad", "check bad"], False),  # never could: a set-up to fix, the league stops
+        (["join good", "check good", "join bad", "check bad", "leave good"], True),  # the able one left: wait
+        (["join good", "check good", "leave good"], True),  # nobody left at all: wait
+        (["join good", "check good", "leave good", "join bad", "check bad"], True),  # a bad one joined meanwhile: still wait
+    ],
+    ids=["never could", "able worker left", "every worker left", "bad worker joined during an outage"],
+)
+def test_an_outage_is_told_from_a_set_up_that_never_could_play(history: list[str], outage: bool) -> None:
+    fleet = Fleet(BOTS)
+    for step in history:
+        action, name = step.split()
+        if action == "join":
+            fleet.join(name, 1)
+        elif action == "check":
+            fleet.checked(name, UNFIT if name == "bad" else report())
+        else:
+            fleet.leave(name)
+    stuck = fleet.stuck(set(BOTS))
+    assert (stuck is not None) == bool(fleet.workers)
+    assert fleet.outage(set(BOTS)) is outage
+
+
+def test_a_bot_whose_only_able_worker_left_waits_for_one() -> None:
+    """Bot a starts only on w1 (w2's copy of it differs); w1 leaves: an outage for a."""
+    fleet = Fleet(BOTS)
+    fleet.join("w1", 1)
+    fleet.join("w2", 1)
+    fleet.checked("w1", report())
+    fleet.checked("w2", report(a=BotCheck(False, host=True, why="its folder differs")))
+    fleet.leave("w1")
+    assert fleet.stuck(set(BOTS)) is not None and "bot 'a'" in fleet.stuck(set(BOTS))  # type: ignore[operator]
+    assert fleet.outage(set(BOTS))

@@ -37,6 +37,7 @@ def lock_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     monkeypatch.setattr(uids, "_held", set())
     monkeypatch.setattr(uids, "_next", 0)
     monkeypatch.setattr(uids, "_strays", set())
+    monkeypatch.setattr(uids, "uids_running", set)
     yield directory
 
 
@@ -79,6 +80,14 @@ def test_uids_wrap_around_and_run_out(lock_dir: Path) -> None:
     held[5].release()  # type: ignore[union-attr]
     again = uids.claim()
     assert again is not None and again.uid == SLOT_UIDS[5]
+
+
+def test_uids_busy_at_the_first_claim_are_looked_at_again_once_the_others_are_taken(lock_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 38: a referee started while other referees' bots ran as most slot uids kept
+    skipping those uids after their referees ended, and a soak's restarts ran out."""
+    monkeypatch.setattr(uids, "_strays", set(SLOT_UIDS[2:]))  # busy at the first claim, gone since
+    held = [uids.claim() for _ in range(4)]
+    assert [c.uid for c in held if c is not None] == [*SLOT_UIDS[:2], *SLOT_UIDS[2:4]]
 
 
 def test_an_unsafe_lock_dir_falls_back_to_scanning_proc(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
