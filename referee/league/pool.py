@@ -38,6 +38,7 @@ from referee.sandbox.detail import names_a_limit, telling_lines
 from referee.transport.client import BotClient, DecisionAsk, HelloError, HelloInfo, ProtocolMismatch, Reply
 
 STUCK_AFTER = 2  # requests in a row unanswered by their deadline: the process is stuck
+GAME_OVER_EXIT_S = 1.0  # after a failed GameOver: how long the process is watched for its end
 STARTUP_STRETCH = 3  # a bot whose process lives may take this many times startup_ms to answer Hello
 STARTUP_STRETCH_LOADED = 10  # the same while the machine is overloaded
 STARTS_AT_ONCE = max(2, os.cpu_count() or 1)  # bot processes starting at the same time (start-up storms)
@@ -116,10 +117,16 @@ class Lease:
     ) -> None:
         """End the seat's ``Play`` stream, if any, and tell a live bot the game's result (in
         trio, after the game's thread ended), also a stuck one that is replaced next (it may
-        still hear it, within 1 s)."""
+        still hear it, within 1 s). When the call fails, the process is given up to
+        :data:`GAME_OVER_EXIT_S` to be seen ending (a bot that exits when told the result):
+        such a process is never leased again, so its exit is no later game's crash."""
         self.client.end_play(game_id, seat)
         if self.exit_detail() is None:
-            await self.client.game_over(game_id, seat, placements, winner, 1.0, forfeited, faults)
+            failed = await self.client.game_over(game_id, seat, placements, winner, 1.0, forfeited, faults)
+            if failed is not None and self.process is not None:
+                with trio.move_on_after(GAME_OVER_EXIT_S):
+                    while self.exit_detail() is None:
+                        await trio.sleep(0.01)
 
     def exit_detail(self) -> str | None:
         if self.process is None:

@@ -81,3 +81,18 @@ def test_row16_a_clean_exit_mid_game_is_a_crash_and_a_restart_before_the_next_ga
         assert all(action.ms is None for _, action in decisions[5:]), "the referee plays its seat for the rest of the game"
     assert len(league.logs()) == 2 * GAMES, "restarted before its next game (else one process per rotation)"
     assert_no_process_left(staged.dir)
+
+
+def test_a_bot_that_exits_when_told_the_result_is_restarted_and_charged_nothing(short_tmp: Path, staged: Staged) -> None:
+    """tests/e2e/bots/game_over_quitter_bot.py exits inside its GameOver: between games, so
+    no game's fault. The failed GameOver keeps its process from being leased again before
+    the referee sees it end (else the next game met a dead process: a crash charged there,
+    or not, as the race went)."""
+    league = write_league(short_tmp, [staged(E2E_BOTS / "game_over_quitter_bot.py")], staged, deals=2)
+    records, _ = run_in_process(league)
+    assert_league_intact(records, 2 * GAMES)
+    for record in records:
+        assert faults_of(record) == [], faults_of(record)
+        assert all(action.ms is not None for _, action in mine(record)), "a live process answered every decision"
+    assert len(league.logs()) == 2 * GAMES, "a fresh process for every game"
+    assert_no_process_left(staged.dir)
