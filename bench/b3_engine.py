@@ -7,6 +7,13 @@ Both sides pay for whole games: set-up and dealing included. Our games are 4-pla
 Knockout Whist with the default rules; OpenSpiel's random rollout picks uniformly among
 ``state.legal_actions()`` at every node (its chance nodes, the deal, are uniform, so this
 is its cheapest faithful rollout) and counts only player decisions (bids and plays).
+
+Beside it, the bot kit's look-ahead (``referee.botkit.search``) on one core, as the sample
+search bot spends it: from the decisions of 4-player heuristic games that have a choice,
+one deal drawn (``determinize``) and, for every legal action, a fresh game made from it
+(``Deal.state``), the action applied and the round (or the whole game) played out with the
+heuristic for every seat (``playout``) and scored (``points``). A playout is one action on
+one deal, everything it takes included.
 """
 
 from __future__ import annotations
@@ -41,6 +48,47 @@ def ours(games: int, first_seed: int) -> tuple[float, int]:
     return decisions / (time.perf_counter() - began), decisions
 
 
+def decision_views(games: int) -> list[object]:
+    """The views of every decision with a choice in ``games`` 4-player heuristic games."""
+    from referee.botkit.search import heuristic
+    from referee.game.engine import Game
+    from referee.game.rules import Rules
+
+    views = []
+    for seed in range(games):
+        game = Game(4, Rules(), 10**7 + seed, game_id=f"k{seed}")
+        while not game.over:
+            seat = game.to_act
+            assert seat is not None
+            view = game.view(seat)
+            if len(view.legal) > 1:
+                views.append(view)
+            game.apply(seat, heuristic(view))
+    return views
+
+
+def kit(views: list[object], deals: int, round_only: bool, seed: int) -> tuple[float, float]:
+    """(playouts/s, decisions/s inside the playouts) of ``deals`` deals at each view."""
+    from referee.botkit.search import determinize, heuristic, playout, points
+
+    rng = random.Random(seed)
+    playouts = decisions = 0
+    began = time.perf_counter()
+    for view in views:
+        for _ in range(deals):
+            deal = determinize(view, rng)  # type: ignore[arg-type]
+            for action in view.legal:  # type: ignore[attr-defined]
+                state = deal.state()
+                state.apply(view.seat, action)  # type: ignore[attr-defined]
+                before = len(state.events)
+                playout(state, heuristic, round_only=round_only)
+                points(state, view.seat)  # type: ignore[attr-defined]
+                playouts += 1
+                decisions += len(state.events) - before  # about one event per decision
+    elapsed = time.perf_counter() - began
+    return playouts / elapsed, decisions / elapsed
+
+
 def openspiel(game: object, games: int, seed: int) -> tuple[float, int]:
     """(player decisions/s, player decisions) of ``games`` random games of ``game``."""
     choose = random.Random(seed).choice
@@ -69,7 +117,12 @@ def main() -> None:
     spiel_rate: list[float] = []
     ours_per_game: list[float] = []
     spiel_per_game: list[float] = []
+    views = decision_views(2 if args.quick else 6)
+    kit_deals = 1 if args.quick else 3
+    round_rate: list[float] = []
+    game_rate: list[float] = []
     ours(10, 10**6)
+    kit(views[:5], 1, True, 0)
     if spiel_game is not None:
         openspiel(spiel_game, 10, 10**6)
     for rep in range(args.reps):
@@ -80,10 +133,15 @@ def main() -> None:
             rate, decisions = openspiel(spiel_game, spiel_games, rep)
             spiel_rate.append(rate)
             spiel_per_game.append(decisions / spiel_games)
+        round_rate.append(kit(views, kit_deals, True, rep)[0])
+        game_rate.append(kit(views, kit_deals, False, rep)[0])
     figures = [
         Figure("ours_rate", "engine + random policy (view, legal, apply)", "decisions/s", ours_rate),
         Figure("ours_us", "engine, per decision", "µs", [1e6 / r for r in ours_rate]),
         Figure("ours_per_game", "engine, decisions per game", "", ours_per_game),
+        Figure("kit_round", f"bot kit look-ahead: playouts to the round's end, heuristic for all ({len(views)} decisions)", "playouts/s", round_rate),
+        Figure("kit_game", "bot kit look-ahead: playouts to the game's end, heuristic for all", "playouts/s", game_rate),
+        Figure("kit_round_move", "round playouts in the search bot's 400 ms (move_ms = 1000)", "playouts", [0.4 * r for r in round_rate]),
     ]
     if spiel_game is not None:
         figures += [
