@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
 
-.PHONY: demo test proto bots bench lint clean sandbox
+.PHONY: demo test proto bots bots-node bots-cpp bots-go bots-java bench lint clean sandbox
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -46,13 +46,30 @@ proto: $(TEST_STAMP)
 	$(PY) -m referee.transport.protogen
 
 # The sample bots in other languages (sample_bots/node, sample_bots/cpp, sample_bots/go,
-# sample_bots/java): Node.js with npm, for C++ cmake, pkg-config and gRPC, for Go and Java
-# Debian's packages (see each README.md).
+# sample_bots/java), each with its own target. First the Debian packages each needs
+# (sample_bots/packages.sh, listed in README.md): root with apt-get installs what is missing,
+# as `make demo` does; anyone else is told in one line per language what to install.
+BOT_LANGUAGES := node cpp go java
+
 bots:
+	@sample_bots/packages.sh $(BOT_LANGUAGES)
+	@$(MAKE) --no-print-directory $(addprefix bots-,$(BOT_LANGUAGES))
+
+bots-node:
+	@sample_bots/packages.sh node
 	cd sample_bots/node && npm ci --no-audit --no-fund --loglevel=error
+
+bots-cpp:
+	@sample_bots/packages.sh cpp
 	cmake -S sample_bots/cpp -B sample_bots/cpp/build -DCMAKE_BUILD_TYPE=Release
 	cmake --build sample_bots/cpp/build --parallel 2
+
+bots-go:
+	@sample_bots/packages.sh go
 	$(MAKE) -C sample_bots/go
+
+bots-java:
+	@sample_bots/packages.sh java
 	$(MAKE) -C sample_bots/java
 
 bench: $(TEST_STAMP)

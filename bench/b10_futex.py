@@ -1,12 +1,18 @@
 """B10 shared futex waits under bubblewrap: the referee answers them (seccomp user
-notification, ``referee/sandbox/futexwait.py``) against bubblewrap's filter refusing them
-with ``EINVAL`` (where notification is missing). Interleaved, both in one referee:
+notification, ``referee/sandbox/futexwait.py``, whose filter also holds the system-call
+allowlist) against bubblewrap's filter refusing them with ``EINVAL`` (where notification is
+missing; then that filter is the whole allowlist). Interleaved, both in one referee:
 
 - each sample bot (Python, Node, C++, Go, Java; those built here) from ``launch`` to its
   first answered ``Hello``;
 - an idle Java bot (after Hello) over 10 s (2 s with ``--quick``): the CPU time of its
   processes, and the referee's: waits answered a second and the supervisor's CPU per
-  answer; then 8 idle Java bots at once: answers a second and the supervisor's CPU.
+  answer; then 8 idle Java bots at once: answers a second and the supervisor's CPU;
+- the fair share: a bot's shared waits one after another (``tests/sandbox/bots/
+  shared_waits.py``), p50 and p95 of their answers alone, beside one bot of 44 threads
+  looping on shared waits (the audit's flood), and beside 12 bots of 60 threads each (720
+  calls always waiting, where the supervisor answers 200 a tick); the supervisor's CPU
+  during the largest flood.
 """
 
 from __future__ import annotations
@@ -14,6 +20,8 @@ from __future__ import annotations
 import os
 import shutil
 import time
+import json
+import statistics
 from pathlib import Path
 
 import common
@@ -30,6 +38,9 @@ COMMANDS: dict[str, tuple[list[str], Path]] = {
 }
 VARIANTS = ("notified", "refused")
 MANY = 8  # idle Java bots at once
+SHARED_WAITS = common.ROOT / "tests" / "sandbox" / "bots" / "shared_waits.py"
+FLOODS = {"alone": (0, 0), "flood_1x44": (1, 44), "flood_12x60": (12, 60)}  # bots, threads each
+WAITS = 200  # a measured bot's waits per repetition
 
 
 def built(language: str) -> bool:
@@ -74,6 +85,57 @@ def started(language: str, variant: str, slot: int, run_dir: Path) -> tuple[floa
     return (time.perf_counter() - began) * 1000, process
 
 
+def _wait_log(process: object, text: str, timeout_s: float = 300.0) -> str:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        found = process.log_path.read_text(errors="replace")  # type: ignore[attr-defined]
+        if text in found:
+            return found
+        if process.poll() is not None:  # type: ignore[attr-defined]
+            break
+        time.sleep(0.05)
+    raise RuntimeError(f"no {text!r} in {process.log_path}: {process.log_path.read_text(errors='replace')[-2000:]}")  # type: ignore[attr-defined]
+
+
+def fair_share(flood: tuple[int, int], slot: int, folder: Path, run_dir: Path) -> tuple[list[float], float, int]:
+    """A bot's shared waits (ms each, sorted) beside ``flood`` (bots, threads each), the
+    supervisor's CPU a second meanwhile (ms/s), and the next free slot."""
+    from referee.sandbox import SandboxSettings, futexwait, launch
+
+    bots, threads = flood
+    flooders = []
+    supervisor = futexwait.supervisor()
+    assert supervisor is not None
+    try:
+        for _ in range(bots):
+            slot += 1
+            flooder = launch(
+                ["python", str(folder / SHARED_WAITS.name), "flood", str(threads)], name="b10-flood", slot=slot, bot_dir=folder,
+                run_dir=run_dir, settings=SandboxSettings(mode="bwrap", memory_mb=2048, pids=128),
+            )  # fmt: skip
+            flooders.append(flooder)
+            _wait_log(flooder, "FLOODING")
+        slot += 1
+        cpu, began = tree_cpu_s(supervisor.process.pid), time.monotonic()
+        victim = launch(
+            ["python", str(folder / SHARED_WAITS.name), "measure", str(WAITS)], name="b10-waits", slot=slot, bot_dir=folder,
+            run_dir=run_dir, settings=SandboxSettings(mode="bwrap"),
+        )  # fmt: skip
+        try:
+            report = json.loads(_wait_log(victim, "WAITS ").split("WAITS ", 1)[1].splitlines()[0])
+            spent_ms_per_s = (tree_cpu_s(supervisor.process.pid) - cpu) / (time.monotonic() - began) * 1000
+        finally:
+            victim.kill()
+    finally:
+        for flooder in flooders:
+            flooder.kill()
+    return sorted(report["ms"]), spent_ms_per_s, slot
+
+
+def p95(values: list[float]) -> float:
+    return values[max(int(0.95 * len(values)) - 1, 0)]
+
+
 def main() -> None:
     args = common.arguments(__doc__.splitlines()[0], reps=3)
     from referee.sandbox import SandboxSettings, bwrap_problem, futexwait, resolve_mode, spawner
@@ -94,10 +156,18 @@ def main() -> None:
     supervisor = futexwait.supervisor()
     assert supervisor is not None
     slot = 900
+    waits_p50: dict[str, list[float]] = {name: [] for name in FLOODS}
+    waits_p95: dict[str, list[float]] = {name: [] for name in FLOODS}
+    flood_cpu: list[float] = []
     with common.temp_dir("kws-b10-") as tmp:
-        for _ in range(args.reps):
+        folder = tmp / "waits"
+        folder.mkdir()
+        folder.chmod(0o755)
+        shutil.copy(SHARED_WAITS, folder / SHARED_WAITS.name)
+        (folder / SHARED_WAITS.name).chmod(0o644)
+        for rep in range(args.reps):
             for language in languages:
-                for variant in VARIANTS:
+                for variant in VARIANTS if rep % 2 == 0 else VARIANTS[::-1]:  # neither always starts first
                     slot += 1
                     ms, process = started(language, variant, slot, tmp / "run")
                     hello_ms[(language, variant)].append(ms)
@@ -125,7 +195,14 @@ def main() -> None:
                 finally:
                     for process in processes:
                         process.kill()  # type: ignore[attr-defined]
-    futexwait.enabled = True
+        futexwait.enabled = True
+        for _ in range(args.reps):  # after the starts, which the floods' aftermath would slow
+            for name, flood in FLOODS.items():  # interleaved: alone, then each flood, every repetition
+                ms, cpu_ms_per_s, slot = fair_share(flood, slot, folder, tmp / "run")
+                waits_p50[name].append(statistics.median(ms))
+                waits_p95[name].append(p95(ms))
+                if name == "flood_12x60":
+                    flood_cpu.append(cpu_ms_per_s)
     figures = []
     for language in languages:
         notified, refused = hello_ms[(language, "notified")], hello_ms[(language, "refused")]
@@ -139,6 +216,14 @@ def main() -> None:
         figures.append(Figure("us_per_answer", "the supervisor process: CPU per answered wait", "µs", us_per_answer))
         figures.append(Figure("many_answers_per_s", f"{MANY} idle Java bots at once: waits answered per second", "/s", many_answers_per_s))
         figures.append(Figure("many_cpu_ms_per_s", f"{MANY} idle Java bots at once: the supervisor's CPU per second", "ms/s", many_cpu_ms_per_s))
+    for name, (bots, threads) in FLOODS.items():
+        beside = "alone" if not bots else f"beside {bots} bot{'s' if bots > 1 else ''} of {threads} threads looping on shared waits"
+        figures.append(Figure(f"waits_p50_{name}", f"a bot's shared wait answered, p50, {beside}", "ms", waits_p50[name]))
+        figures.append(Figure(f"waits_p95_{name}", f"a bot's shared wait answered, p95, {beside}", "ms", waits_p95[name]))
+    for name in ("flood_1x44", "flood_12x60"):
+        extra = [flooded - alone for flooded, alone in zip(waits_p95[name], waits_p95["alone"], strict=True)]
+        figures.append(Figure(f"waits_p95_extra_{name}", f"p95 added by the flood {name.removeprefix('flood_')} (the bound: 3 ticks, 60 ms)", "ms", extra))
+    figures.append(Figure("flood_cpu_ms_per_s", "the supervisor's CPU beside the 12 × 60 flood", "ms/s", flood_cpu))
     common.write_json(args.json, "B10 shared futex waits", figures, languages=" ".join(languages))
 
 

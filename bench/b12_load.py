@@ -10,11 +10,14 @@ The league is the real command, ``referee run CONFIG --no-live``, in the movemen
   5th decision of a game: bots that really are slow, whose timeouts must not change.
 
 Figures: faults of the innocent bots and the thinkers (0 is the target, loaded or not), the
-sleepers' timeouts loaded minus quiet (0), the late answers excused as the machine's and
-how often a decision was asked again, games/s loaded and quiet, and the seconds from
-SIGINT to the end of ``referee run`` under the same load (after 4 games are stored).
-For the two designs of docs/design.md §5: the asks per excused decision (asking again),
-and the share of excused decisions whose wall time passed 3 × the limit (what a
+sleepers' timeouts loaded minus quiet (0), the decisions the machine held up and how often
+one was asked again, games/s loaded and quiet, and the seconds from SIGINT to the end of
+``referee run`` under the same load (after 4 games are stored). The quiet and the loaded
+league play the same seed, so they are compared game for game (docs/design.md §5): the
+games whose every action is the same in both (the target: all of them), and the sleepers'
+decisions the machine was said to hold up, or whose message names the machine (0).
+For the two designs of docs/design.md §5: the asks per decision held up (asking again),
+and the share of those decisions whose wall time passed 3 × the limit (what a
 wall-clock backstop of a few times the limit, the other design, would have charged).
 
 ``--referee PATH`` runs another checkout of the referee (its ``.venv``): the same figures
@@ -92,8 +95,8 @@ def stored(results: Path) -> int:
         return 0
 
 
-def league(repo: Path, games: int, sandbox: str, seed: int, loaded: bool) -> dict[str, float]:
-    """One league; -> its figures."""
+def league(repo: Path, games: int, sandbox: str, seed: int, loaded: bool) -> tuple[dict[str, float], dict[str, list[str]]]:
+    """One league; -> (its figures, each game's actions by game id)."""
     command, cwd = referee_command(repo)
     with common.temp_dir("kws-b10-") as tmp:
         night = config(tmp, games, sandbox, seed)
@@ -113,6 +116,9 @@ def league(repo: Path, games: int, sandbox: str, seed: int, loaded: bool) -> dic
     faults = Counter((fault["bot"].split("-")[0], fault["kind"]) for record in records for fault in record["faults"])
     overloads = [o for record in records for o in record.get("overloads", [])]
     limit = MOVE_MS + GRACE_MS
+    sleepers = [o for o in overloads if o["bot"].startswith("sleeper")]
+    machine_said = [f for record in records for f in record["faults"] if f["bot"].startswith("sleeper") and "machine" in f["detail"]]
+    games_played = {record["game_id"]: [action["action"] for action in record["actions"]] for record in records}
     return {
         "innocent": sum(n for (kind, _), n in faults.items() if kind in ("random", "heuristic")),
         "thinkers": sum(n for (kind, _), n in faults.items() if kind == "thinker"),
@@ -124,7 +130,8 @@ def league(repo: Path, games: int, sandbox: str, seed: int, loaded: bool) -> dic
         "over_backstop": (sum(1 for o in overloads if sum(o["ms"]) > 3 * limit) / len(overloads) * 100) if overloads else 0.0,
         "games_per_s": len(records) / seconds,
         "load": max(loads) if loads else os.getloadavg()[0],
-    }
+        "sleeper_held_up": len(sleepers) + len(machine_said),
+    }, games_played
 
 
 class _Nothing:
@@ -164,14 +171,22 @@ def main() -> None:
     parser.add_argument("--referee", type=Path, default=common.ROOT, help="the checkout of the referee to run (default: this one)")
     args = parser.parse_args()
     games = 16 if args.quick else GAMES
-    keys = ("innocent", "thinkers", "sleepers", "sleeper_other", "excused", "asked_again", "asks_per_excused", "over_backstop", "games_per_s", "load")
+    keys = (
+        "innocent", "thinkers", "sleepers", "sleeper_other", "excused", "asked_again", "asks_per_excused", "over_backstop", "games_per_s",
+        "load", "sleeper_held_up",
+    )  # fmt: skip
     quiet: dict[str, list[float]] = {key: [] for key in keys}
     loaded: dict[str, list[float]] = {key: [] for key in keys}
     stops: list[float] = []
+    same: list[float] = []
     for rep in range(args.reps):
+        played = []
         for figures, hogged in ((quiet, False), (loaded, True)):
-            for key, value in league(args.referee, games, args.sandbox, 100 + rep, hogged).items():
+            values, games_played = league(args.referee, games, args.sandbox, 100 + rep, hogged)
+            played.append(games_played)
+            for key, value in values.items():
                 figures[key].append(value)
+        same.append(sum(1 for game, actions in played[0].items() if played[1].get(game) == actions))
         stops.append(stop_time(args.referee, args.sandbox, 100 + rep))
     figures = [
         Figure("innocent_faults_load", "sample bots' faults beside the hog", "", loaded["innocent"], note="target 0"),
@@ -181,13 +196,15 @@ def main() -> None:
         Figure("sleeper_timeouts_load", "sleepers' timeouts beside the hog", "", loaded["sleepers"]),
         Figure("sleeper_timeouts_quiet", "sleepers' timeouts, quiet", "", quiet["sleepers"]),
         Figure("sleeper_change", "sleepers' timeouts, loaded − quiet", "", [a - b for a, b in zip(loaded["sleepers"], quiet["sleepers"])], note="target 0"),
-        Figure("excused_load", "late answers excused as the machine's, beside the hog", "", loaded["excused"]),
+        Figure("excused_load", "decisions the machine held up (excused, asked again, or charged at the last ask), beside the hog", "", loaded["excused"]),
         Figure("asked_again_load", "... of which asked again", "", loaded["asked_again"]),
-        Figure("asks_per_excused", "asks per excused decision", "", loaded["asks_per_excused"]),
-        Figure("over_backstop", "excused decisions longer than 3 × the limit (a backstop would charge them)", "%", loaded["over_backstop"]),
+        Figure("asks_per_excused", "asks per decision held up", "", loaded["asks_per_excused"]),
+        Figure("over_backstop", "decisions held up longer than 3 × the limit (a backstop would charge them)", "%", loaded["over_backstop"]),
         Figure("games_per_s_load", "games/s beside the hog", "games/s", loaded["games_per_s"]),
         Figure("games_per_s_quiet", "games/s, quiet", "games/s", quiet["games_per_s"]),
         Figure("throughput_ratio", "games/s beside the hog ÷ quiet", "×", common.ratio_values(loaded["games_per_s"], quiet["games_per_s"])),
+        Figure("same_games", f"games identical quiet and beside the hog, action for action (of {games})", "", same, note=f"target {games}"),
+        Figure("sleeper_held_up_load", "sleepers' decisions said to be held up by the machine, beside the hog", "", loaded["sleeper_held_up"], note="target 0"),
         Figure("stop_s", "Ctrl-C to exit beside the hog", "s", stops, note="target ≤ 2 s"),
         Figure("load", "load average (1 min, highest) beside the hog", "", loaded["load"]),
         Figure("load_quiet", "load average (1 min, highest) without it", "", quiet["load"]),

@@ -23,12 +23,24 @@ concurrency, so the parts add up to the wall time):
 ``--base-tree PATH``: the working tree and the checkout at PATH (its own ``.venv``)
 interleaved (each league a process of its own on its tree's code and bots,
 ``KWS_BENCH_TREE``), the ratio working ÷ base of games/s.
+
+**The class's command** (``--command-games``, default 900: the teacher's lesson; 0 skips
+it): ``referee run class.toml --serve 0`` as a teacher types it, in a pseudo-terminal of
+160 x 50 (the live display on), with the same 30 bots in 5 tiers of 6 (``--strength`` 1.0,
+0.75, 0.5, 0.25, 0: the heuristic's share of decisions). Figures: the seconds from the
+command to the first game stored, and from the last game stored to the final standings'
+title on the terminal; the seconds in either gap before the screen said what was happening
+(``starting 30 bots``; ``writing the final standings``); and whether the class's groups
+reproduce the tiers' order (pairs told apart against it: 0; pairs of different tiers told
+apart). The terminal's final standings are kept in ``--capture`` (a text file) to look at.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
+import re
 import subprocess
 import sys
 import time
@@ -203,6 +215,105 @@ def split(played: dict[str, list[Any]], rounds: list[tuple[float, float, list[st
     return Night(len(played), ended - began, last - first, late, parts)
 
 
+TIERS = (1.0, 0.75, 0.5, 0.25, 0.0)  # the heuristic's share of decisions: 6 bots in each tier
+COMMAND_GAMES, COMMAND_GAMES_QUICK = 900, 120
+ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[()][0-9A-Za-z]|\x1b[=>]|\r")
+
+
+@dataclass
+class Command:
+    first_game: float  # s from the command to the first game stored
+    end_gap: float  # s from the last game stored to the final standings' title on the terminal
+    silent_start: float  # s from the command to the first "starting … bots" on the terminal
+    silent_end: float  # s from the last game stored to "writing the final standings" on the terminal
+    games: int
+    wall: float
+    wrong_way: int  # pairs told apart against the tiers' order
+    apart_tiers: int  # pairs of different tiers told apart
+    tier_pairs: int  # pairs of different tiers
+
+
+def class_config(tmp: Path, games: int, mode: str, seed: int) -> Path:
+    """The lesson's league file: 30 tiered class bots, movement at tables of 4."""
+    bot = common.ROOT / "bench" / "bots" / "class_bot.py"
+    lines = [
+        "[league]", 'name = "class"', f"seed = {seed}", "table_size = 4", 'format = "movement"', f"games = {games}",
+        f"concurrency = {CONCURRENCY}", f'results = "{tmp / "class.sqlite"}"',
+        "[time]", f"move_ms = {MOVE_MS}", "[sandbox]", f'mode = "{mode}"',
+    ]  # fmt: skip
+    for index in range(BOTS):
+        late = ["--late", str(LATE), "--late-s", str(1.2 * MOVE_MS / 1000)] if index == BOTS - 1 else []
+        words = [
+            "python", str(bot), "--tree", str(common.CODE), "--think-ms", str(SPEEDS_MS[index % len(SPEEDS_MS)]),
+            "--strength", str(TIERS[index // (BOTS // len(TIERS))]), "--seed", str(seed * 100 + index), *late,
+        ]  # fmt: skip
+        lines += ["[[bots]]", f'name = "student-{index:02d}"', "command = [" + ", ".join(json.dumps(word) for word in words) + "]"]
+    path = tmp / "class.toml"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def class_command(games: int, mode: str, seed: int, capture: Path | None) -> Command:
+    """``referee run class.toml --serve 0`` in a pseudo-terminal (module doc)."""
+    import pty
+
+    from referee.results.store import ResultsStore
+    from referee.standings.table import compute_standings
+
+    with common.temp_dir("kws-b14c-") as tmp:
+        config = class_config(tmp, games, mode, seed)
+        output: list[tuple[float, str]] = []  # (POSIX s, text without escapes)
+        began = time.time()
+        pid, fd = pty.fork()
+        if pid == 0:  # the child: the referee, on a 160 x 50 terminal
+            os.environ.update(COLUMNS="160", LINES="50", TERM="xterm-256color", GRPC_VERBOSITY="ERROR")
+            os.execv(sys.executable, [sys.executable, "-m", "referee", "run", str(config), "--serve", "0"])
+        import fcntl
+        import struct
+        import termios
+
+        fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 160, 0, 0))
+        raw = []
+        while True:
+            try:
+                data = os.read(fd, 65536)
+            except OSError:
+                break
+            if not data:
+                break
+            raw.append(data)
+            output.append((time.time(), ANSI.sub("", data.decode("utf-8", "replace"))))
+        _, status = os.waitpid(pid, 0)
+        ended = time.time()
+        if os.waitstatus_to_exitcode(status) != 0:
+            raise SystemExit("the class's command failed:\n" + "".join(text for _, text in output)[-3000:])
+        with ResultsStore.open_existing(tmp / "class.sqlite") as store:
+            finished = store.finish_times()
+            standings = compute_standings(store.played_games())
+    text = "".join(chunk for _, chunk in output)
+    if capture is not None:
+        capture.write_text(text[text.rfind("Standings — class") - 80 :] if "Standings — class" in text else text[-20000:])
+
+    def first_seen(word: str, after: float = 0.0) -> float:
+        tail = ""
+        for at, chunk in output:
+            if at >= after and word in tail + chunk:
+                return at
+            tail = (tail + chunk)[-len(word) :]
+        return math.inf
+
+    first, last = finished[0], finished[-1]
+    tier = {f"student-{index:02d}": index // (BOTS // len(TIERS)) for index in range(BOTS)}
+    apart = standings.groups.apart
+    return Command(
+        first_game=first - began, end_gap=first_seen("Standings — class", last) - last,
+        silent_start=first_seen(f"starting {BOTS} bots") - began, silent_end=first_seen("writing the final standings", last) - last,
+        games=len(finished), wall=ended - began,
+        wrong_way=sum(1 for a, b in apart if tier[a] > tier[b]), apart_tiers=sum(1 for a, b in apart if tier[a] != tier[b]),
+        tier_pairs=sum(1 for a in tier for b in tier if a < b and tier[a] != tier[b]),
+    )  # fmt: skip
+
+
 def child_night(tree: Path, python: Path, games: int, mode: str, seed: int) -> Night:
     task = json.dumps({"games": games, "mode": mode, "seed": seed})
     env = {**os.environ, "KWS_BENCH_TREE": str(tree), "GRPC_VERBOSITY": "ERROR"}
@@ -220,6 +331,10 @@ def main() -> None:
     args = common.arguments(__doc__.splitlines()[0], reps=3, extra=[
         (("--base-tree",), {"default": None, "help": "a checkout of the base (its own .venv) run interleaved with this one"}),
         (("--base-python",), {"default": None, "help": "the base's python (default BASE_TREE/.venv/bin/python)"}),
+        (("--command-games",), {"type": int, "default": None, "help": f"games of the class's command (default {COMMAND_GAMES}; {COMMAND_GAMES_QUICK} with --quick; 0: skip it)"}),
+        (("--command-reps",), {"type": int, "default": 1, "help": "repetitions of the class's command (default 1)"}),
+        (("--capture",), {"type": Path, "default": None, "help": "keep the terminal's final standings of the class's command in this file"}),
+        (("--nights",), {"type": int, "default": None, "help": "repetitions of the wall-time split (default --reps; 0: skip it)"}),
     ])  # fmt: skip
     games = GAMES_QUICK if args.quick else GAMES
     trees = {"tree": (common.ROOT, Path(sys.executable))}
@@ -227,15 +342,39 @@ def main() -> None:
         base = Path(args.base_tree).resolve()
         trees["base"] = (base, Path(args.base_python or base / ".venv" / "bin" / "python"))
     nights: dict[str, list[Night]] = {name: [] for name in trees}
-    for rep in range(args.reps):
+    for rep in range(args.reps if args.nights is None else args.nights):
         for name in sorted(trees, reverse=rep % 2 == 1):
             tree, python = trees[name]
             result = child_night(tree, python, games, args.sandbox, rep)
             nights[name].append(result)
             parts = ", ".join(f"{part} {result.parts[part]:.1f}" for part in PARTS)
             print(f"  rep {rep} {name}: {result.games / result.wall:.2f} games/s, wall {result.wall:.1f} s: {parts}", flush=True)
+    commands = []
+    if args.command_games is None:
+        command_games = COMMAND_GAMES_QUICK if args.quick else COMMAND_GAMES
+    else:
+        command_games = args.command_games
+    for rep in range(args.command_reps if command_games else 0):
+        load = " ".join(f"{x:.2f}" for x in os.getloadavg())
+        result = class_command(command_games, args.sandbox, 7 + rep, args.capture)
+        commands.append(result)
+        print(f"  command rep {rep}: {result.games} games, first game {result.first_game:.1f} s, final standings {result.end_gap:.1f} s after the last game, "
+              f"silent {result.silent_start:.1f} / {result.silent_end:.1f} s, {result.wrong_way} pairs against the tiers (load {load})", flush=True)
     figures: list[Figure] = []
+    if commands:
+        label = f"class's command ({commands[0].games} games, 30 bots in {len(TIERS)} tiers)"
+        figures += [
+            Figure("command_first_game", f"{label}: command → first game stored", "s", [c.first_game for c in commands]),
+            Figure("command_end_gap", f"{label}: last game stored → final standings on the terminal", "s", [c.end_gap for c in commands]),
+            Figure("command_silent_start", f"{label}: command → the terminal says the bots are starting", "s", [c.silent_start for c in commands]),
+            Figure("command_silent_end", f"{label}: last game → the terminal says the final standings are being written", "s", [c.silent_end for c in commands]),
+            Figure("command_wall", f"{label}: wall time", "s", [c.wall for c in commands]),
+            Figure("command_wrong_way", f"{label}: pairs the groups told apart against the tiers' order", "pairs", [float(c.wrong_way) for c in commands]),
+            Figure("command_apart_tiers", f"{label}: pairs of different tiers the groups told apart (of {commands[0].tier_pairs})", "pairs", [float(c.apart_tiers) for c in commands]),
+        ]
     for name, runs in nights.items():
+        if not runs:
+            continue
         who = "working tree" if name == "tree" else "base tree"
         figures += [
             Figure(f"{name}_games", f"{who}: games/s, start-up included", "games/s", [run.games / run.wall for run in runs]),
@@ -244,12 +383,15 @@ def main() -> None:
             *(Figure(f"{name}_{part}", f"{who}: {LABELS[part]}", "s", [run.parts[part] for run in runs]) for part in PARTS),
             Figure(f"{name}_timeouts", f"{who}: decisions recorded as timeouts", "", [float(run.timeouts) for run in runs]),
         ]
-    if "base" in nights:
+    if nights.get("base"):
         figures.append(Figure(
             "ratio", "games/s working ÷ base (start-up included)", "×",
             common.ratio_values([run.games / run.wall for run in nights["tree"]], [run.games / run.wall for run in nights["base"]]),
         ))  # fmt: skip
-    common.write_json(args.json, "B14 class", figures, games=games, bots=BOTS, concurrency=CONCURRENCY, move_ms=MOVE_MS, base_tree=args.base_tree)
+    common.write_json(
+        args.json, "B14 class", figures, games=games, bots=BOTS, concurrency=CONCURRENCY, move_ms=MOVE_MS, base_tree=args.base_tree,
+        command_games=command_games, tiers=list(TIERS),
+    )  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -29,6 +29,19 @@ Figures:
   fixed test (:func:`referee.standings.uncertainty.separated` at 95%, Bonferroni over the same
   pairs) orders the tiers in 95% of the leagues (computed exactly for ``two`` and
   ``tiers``: leagues that stopped earlier are replayed, same seeds, up to that round);
+- **the class's groups** (issue 41) after ``--groups-rounds`` rounds (default 15: the
+  teacher's 900 games) of the identical, 4-tier and lesson leagues: the pairs of truly
+  different bots the groups tell apart (:func:`referee.standings.groups.class_groups`,
+  Benjamini–Yekutieli, as the standings show them), their false-discovery proportion (pairs
+  of equal bots or the wrong way round, over the pairs told apart; 0 when none) averaged
+  over the leagues, the leagues with a pair the wrong way round, and the leagues with any
+  false separation; beside them the same tests by Benjamini–Hochberg;
+- **twins** (issue 41): 2 heuristic bots above 28 weaker; after every round the verdict on
+  #1/#2 of the ranking (``separate`` = 1, the decisions of earlier looks kept, as ``referee
+  run`` looks), until it says "level" or ``--twins-max-rounds``: the leagues where the
+  twins were called level, the games it took, and any look that called them ahead;
+- **verdict words**: the most games any verdict line of the twins and league-stop leagues
+  named, over the games played (the bound is :data:`referee.standings.verdicts.LESSONS`);
 - **league stop** (as ``referee run`` uses it): :func:`referee.standings.uncertainty.top_verdicts`
   over the ranking by points per game, places 1 and 3, margin
   :data:`referee.standings.uncertainty.MARGIN`; stopped when no verdict is OPEN. With identical bots
@@ -57,6 +70,7 @@ import json
 import math
 import os
 import random
+import re
 import statistics
 import sys
 import time
@@ -79,9 +93,10 @@ from referee.game.rules import Rules  # noqa: E402
 from referee.game.views import Action, ChooseTrump, DecisionKind, Pass, Play, fallback_action  # noqa: E402
 from referee.schedule.fixture import Fixture, deal_hash  # noqa: E402
 from referee.schedule.movement import movement_rounds  # noqa: E402
+from referee.standings.groups import benjamini_hochberg, class_groups, pair_tests  # noqa: E402
 from referee.standings.strength import Unit, fit_strengths  # noqa: E402
 from referee.standings.uncertainty import CONFIDENCE, MARGIN, Verdict, intervals, rank_sets, ranking, separations, sprt, sprt_bounds, sprt_llr  # noqa: E402
-from referee.standings.verdicts import Sequential, pair_verdicts  # noqa: E402
+from referee.standings.verdicts import LESSONS, Sequential, pair_verdicts  # noqa: E402
 
 B4_GAMES_PER_S = 10.6  # fallback when bench/results.json has no B4 figure (concurrency 4, median)
 RULES = Rules()
@@ -122,6 +137,7 @@ SCENARIOS = {
     "two": Scenario("2 tiers (heuristic / random)", (1.0, 0.0), 0.6),
     "tiers": Scenario("4 tiers (strength 0.9/0.6/0.3/0)", (0.9, 0.6, 0.3, 0.0), 0.15),
     "class": Scenario("class: 4 tiers ~0.1 pts/g apart (strength 0.7/0.55/0.4/0.25)", (0.7, 0.55, 0.4, 0.25), 0.1),
+    "twins": Scenario("twins: 2 heuristic bots above 28 weaker (strength 0.6/0.3/0)", (1.0, 0.6, 0.3, 0.0), MARGIN, counts=(2, 9, 9, 10)),
     "lesson": Scenario(
         "lesson: 8 strategies (heuristic 1.0/0.9/0.8/0.65/0.4, random, lowest card, a crasher), 30 bots",
         (1.0, 0.9, 0.8, 0.65, 0.4, 0.0, 0.0, 0.0), MARGIN,
@@ -307,6 +323,8 @@ class Task:
     first_look: int = 1
     stop_by: float = 0.0  # time.time() after which the league is abandoned (0: never)
     top_stop: bool = False  # also the league stop (top_verdicts) at every place count
+    late: int = 0  # a second snapshot (the groups) after this many rounds (0: none)
+    twins: bool = False  # the verdict on #1/#2 after every round (separate = 1), up to max_rounds or a LEVEL
 
 
 @dataclass
@@ -324,6 +342,9 @@ class Snapshot:
     old_pairs: list[tuple[str, str]]
     pl: dict[str, float] = field(default_factory=dict)
     mates: dict[str, list[str]] = field(default_factory=dict)
+    groups: list[tuple[str, str]] = field(default_factory=list)  # told apart (stronger, weaker): the standings' groups
+    groups_bh: list[tuple[str, str]] = field(default_factory=list)  # the same tests at the same rate by Benjamini–Hochberg
+    letters: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -340,10 +361,15 @@ class Outcome:
     min_llr: float | None = None  # the smallest adjacent-tier LLR at the last round (not stopped)
     upper: float = 0.0  # the SPRT's upper bound
     fixed: list[bool] = field(default_factory=list)  # fixed test ordered after round r + 1
-    league_stop: dict[int, tuple[int, int, int]] = field(default_factory=dict)  # places -> (round, AHEAD, wrong AHEAD)
+    league_stop: dict[int, tuple[int, int, int, int]] = field(default_factory=dict)  # places -> (round, AHEAD, wrong AHEAD, LEVEL across tiers)
     tier_means: dict[int, float] = field(default_factory=dict)  # at the last round
     moments: dict[int, tuple[float, float, float]] = field(default_factory=dict)  # tier -> (games, sum, sum of squares)
     unit_sd: float = 0.0  # mean over bots of the standard deviation of unit scores, last round
+    late: Snapshot | None = None  # after Task.late rounds
+    twins_level: int | None = None  # the round at which #1/#2 (the twins) were first called level
+    twins_wrong: int = 0  # looks at which #1/#2 were called ahead although both are twins
+    twins_pair: int = 0  # looks at which #1/#2 were the twins
+    words: tuple[float, int] = (0.0, 0)  # (the largest count of games a verdict line named ÷ the games played, lines read)
 
 
 def snapshot(league: League, lesson: bool) -> Snapshot:
@@ -356,6 +382,11 @@ def snapshot(league: League, lesson: bool) -> Snapshot:
     pairs = pairs_of(len(raw))
     old = [(a, b) for a in raw for b in raw if a != b and bonferroni_separated(raw[a], raw[b], pairs)]
     out = Snapshot(strength, sets, {bot: value.mean for bot, value in raw.items()}, new, old)
+    groups = class_groups(fit)
+    out.groups = list(groups.apart)
+    out.letters = dict(groups.letters)
+    tests = pair_tests(fit)
+    out.groups_bh = [(fit.bots[a], fit.bots[b]) for (a, b, _), yes in zip(tests, benjamini_hochberg([p for *_, p in tests]), strict=True) if yes]
     if lesson:
         out.pl = plackett_luce(league)
         out.mates = {bot: list(mates) for bot, mates in league.mates.items()}
@@ -389,11 +420,43 @@ def league_stop(league: League, kept: dict[int, Sequential], out: Outcome) -> No
             continue
         sequential = Sequential(separate=places, margin=MARGIN, decided=kept[places].decided, rounds=league.played)
         verdicts = pair_verdicts(fit, ranked, sequential, league.games)
+        read_words(verdicts.lines(), league.games, out)
         kept[places] = Sequential(separate=places, decided=verdicts.decisions())
         if all(pair.verdict is not Verdict.OPEN for pair in verdicts.pairs):
             ahead = [pair for pair in verdicts.pairs if pair.verdict is Verdict.AHEAD]
             wrong = sum(1 for pair in ahead if league.tiers[pair.first] >= league.tiers[pair.second])
-            out.league_stop[places] = (league.played, len(ahead), wrong)
+            level = [pair for pair in verdicts.pairs if pair.verdict is Verdict.LEVEL]
+            out.league_stop[places] = (league.played, len(ahead), wrong, sum(1 for pair in level if league.tiers[pair.first] != league.tiers[pair.second]))
+
+
+NAMED_GAMES = re.compile(r"about ([\d,]+) more games")
+
+
+def read_words(lines: Sequence[str], games: int, out: Outcome) -> None:
+    """Keep in ``out.words`` the largest count of games a verdict line names, over the games played."""
+    worst, read = out.words
+    for line in lines:
+        for number in NAMED_GAMES.findall(line):
+            worst = max(worst, int(number.replace(",", "")) / max(1, games))
+    out.words = (worst, read + len(lines))
+
+
+def twins_look(league: League, kept: Sequential, out: Outcome) -> Sequential:
+    """The verdict on #1/#2 of the ranking by strength, as ``referee run`` looks after a
+    round (separate = 1, the decisions of earlier looks kept)."""
+    fit = fit_strengths(league.unit_list())
+    ranked = [fit.bots[i] for i in ranking(fit)]
+    sequential = Sequential(separate=1, margin=MARGIN, decided=kept.decided, rounds=league.played)
+    verdicts = pair_verdicts(fit, ranked, sequential, league.games)
+    read_words(verdicts.lines(), league.games, out)
+    pair = verdicts.pairs[0]
+    if league.tiers[pair.first] == league.tiers[pair.second] == 0:
+        out.twins_pair += 1
+        if pair.verdict is Verdict.AHEAD:
+            out.twins_wrong += 1
+        if pair.verdict is Verdict.LEVEL and out.twins_level is None:
+            out.twins_level = league.played
+    return Sequential(separate=1, decided=verdicts.decisions())
 
 
 def run_task(task: Task) -> Outcome | None:
@@ -406,14 +469,22 @@ def run_task(task: Task) -> Outcome | None:
     lower, upper = sprt_bounds(len(pairs), CONFIDENCE)
     out.upper = upper
     kept = {places: Sequential(separate=places) for places in PLACES}
+    twins = Sequential(separate=1)
     while True:
         if task.stop_by and time.time() > task.stop_by:
             return None
         league.play_round()
         if league.played == task.snapshot:
             out.snapshot = snapshot(league, task.scenario == "lesson")
+        if league.played == task.late:
+            out.late = snapshot(league, False)
+        if task.twins:
+            twins = twins_look(league, twins, out)
+            if out.twins_level is not None or league.played >= task.max_rounds:
+                break
+            continue
         if not task.stop:
-            if league.played >= task.snapshot:
+            if league.played >= max(task.snapshot, task.late):
                 break
             continue
         raw = league.raw_intervals()
@@ -558,6 +629,34 @@ def pairs_figures(figures: list[Figure], extra: dict[str, object], key: str, lab
     extra[f"{key}_wrong_separations"] = f"rank sets: {sum(w for _, w in new)} wrong pairs in {sum(1 for _, w in new if w)} of {count} leagues; today's: {sum(w for _, w in old)} in {sum(1 for _, w in old if w)}"
 
 
+def true_values(snapshots: Sequence[Snapshot], tiers: dict[str, int]) -> dict[int, float]:
+    """Each tier's true points per game: its bots' mean over every league (schedule luck averages out)."""
+    return {t: statistics.fmean(s.raw[b] for s in snapshots for b in tiers if tiers[b] == t) for t in set(tiers.values())}
+
+
+def groups_figures(figures: list[Figure], extra: dict[str, object], key: str, label: str, snapshots: Sequence[Snapshot], tiers: dict[str, int], values: dict[int, float]) -> None:
+    """The class's groups (Benjamini–Yekutieli, as the standings show them) and the same
+    tests by Benjamini–Hochberg: truly different pairs told apart, the false-discovery
+    proportion (pairs of equal bots, or the wrong way round, over the pairs told apart; 0
+    when none), leagues with a pair the wrong way round, leagues with any false separation."""
+    different = sum(1 for a in tiers for b in tiers if values[tiers[a]] > values[tiers[b]] + 1e-9)
+    count = len(snapshots)
+    for method, pick in (("groups", lambda s: s.groups), ("bh", lambda s: s.groups_bh)):
+        counts = [separated_counts(pick(s), tiers, values) for s in snapshots]
+        backwards = [sum(1 for a, b in pick(s) if values[tiers[a]] < values[tiers[b]] - 1e-9) for s in snapshots]
+        name = "the groups (Benjamini–Yekutieli)" if method == "groups" else "Benjamini–Hochberg on the same tests"
+        if different:
+            figures.append(Figure(f"{key}_{method}_right", f"{label}: pairs of truly different bots told apart by {name} (of {different}; per league, {count} leagues)", "pairs", [float(r) for r, _ in counts]))
+            figures.append(Figure(f"{key}_{method}_ordered", f"{label}: leagues where {name} put no bot above a truly stronger one", "%", [100 * sum(1 for b in backwards if not b) / count]))
+        figures.append(Figure(f"{key}_{method}_fdp", f"{label}: false-discovery proportion of {name}, mean over leagues", "%", [100 * statistics.fmean(w / (r + w) if r + w else 0.0 for r, w in counts)]))
+        figures.append(Figure(f"{key}_{method}_false_leagues", f"{label}: leagues with a false separation by {name}", "%", [100 * sum(1 for _, w in counts if w) / count]))
+    letters = [len(set("".join(s.letters.values()))) for s in snapshots if s.letters]
+    if letters:
+        extra[f"{key}_groups_letters"] = f"median {statistics.median(letters):g} letters (min {min(letters)}, max {max(letters)}) over {len(letters)} leagues"
+    if key == "lesson":
+        extra["lesson_groups_true_points_per_game"] = {LESSON_NAMES[t]: round(v, 3) for t, v in sorted(values.items())}
+
+
 def lesson_figures(figures: list[Figure], extra: dict[str, object], snapshots: Sequence[Snapshot], rounds: int) -> None:
     """The lesson scenario: true strengths (each strategy's mean points per game over every
     league, so schedule luck averages out), then per league the schedule luck, Spearman and
@@ -623,6 +722,9 @@ def main() -> None:
     parser.add_argument("--hard-minutes", type=float, default=None, help="abandon every league still playing after this many minutes (counted as not played)")
     parser.add_argument("--error-max-rounds", type=int, default=None, help="rounds at most in the identical-bot leagues of the league stop (default: --max-rounds)")
     parser.add_argument("--first-look", type=int, default=5, help="first round the sequential stop of the tiers may decide (default 5: 10 units a bot)")
+    parser.add_argument("--groups-rounds", type=int, default=None, help="rounds after which the groups are measured (default 15: the teacher's 900 games; 7 with --quick)")
+    parser.add_argument("--twins-leagues", type=int, default=None, help="leagues of the twins scenario (default 10; 2 with --quick)")
+    parser.add_argument("--twins-max-rounds", type=int, default=None, help="rounds at most in the twins leagues (default 500; 20 with --quick)")
     args = parser.parse_args()
     leagues = args.leagues or (2 if args.quick else 6)
     two_leagues = args.two_leagues or leagues
@@ -632,6 +734,9 @@ def main() -> None:
     class_leagues = args.class_leagues or min(stop_leagues, 2)
     lesson_leagues = args.lesson_leagues or leagues
     lesson_rounds = args.lesson_rounds
+    groups_rounds = args.groups_rounds or (7 if args.quick else 15)
+    twins_leagues = args.twins_leagues or (2 if args.quick else 10)
+    twins_max = args.twins_max_rounds or (20 if args.quick else 500)
     rounds = args.rounds or (3 if args.quick else 6)
     max_rounds = args.max_rounds or (8 if args.quick else 20)
     class_max = args.class_max_rounds or max_rounds
@@ -640,7 +745,8 @@ def main() -> None:
     began = time.perf_counter()
     figures: list[Figure] = []
     extra: dict[str, object] = {
-        "leagues": leagues, "lesson_leagues": lesson_leagues, "lesson_rounds": lesson_rounds, "two_leagues": two_leagues, "stop_leagues": stop_leagues, "error_leagues": error_leagues, "class_leagues": class_leagues,
+        "leagues": leagues, "lesson_leagues": lesson_leagues, "lesson_rounds": lesson_rounds, "groups_rounds": groups_rounds,
+        "twins_leagues": twins_leagues, "twins_max_rounds": twins_max, "two_leagues": two_leagues, "stop_leagues": stop_leagues, "error_leagues": error_leagues, "class_leagues": class_leagues,
         "rounds": rounds, "max_rounds": max_rounds, "class_max_rounds": class_max, "error_max_rounds": error_max, "first_look": args.first_look, "workers": args.workers,
         "b4_games_per_s": round(rate, 2), "b4_source": rate_source,
     }
@@ -651,10 +757,11 @@ def main() -> None:
     # to the first one not played
     first = args.first_look
     groups: dict[str, list[Task]] = {
-        "identical": [Task("identical", 1000 + i, snapshot=rounds) for i in range(leagues)],
-        "tiers": [Task("tiers", 2000 + i, snapshot=rounds) for i in range(leagues)],
+        "identical": [Task("identical", 1000 + i, snapshot=rounds, late=groups_rounds) for i in range(leagues)],
+        "tiers": [Task("tiers", 2000 + i, snapshot=rounds, late=groups_rounds) for i in range(leagues)],
         "fresh": [Task("tiers", 2000 + i, fresh=True, snapshot=rounds) for i in range(fresh_leagues)],
-        "lesson": [Task("lesson", 8000 + i, snapshot=lesson_rounds) for i in range(lesson_leagues)],
+        "lesson": [Task("lesson", 8000 + i, snapshot=lesson_rounds, late=groups_rounds) for i in range(lesson_leagues)],
+        "twins": [Task("twins", 9000 + i, twins=True, max_rounds=twins_max) for i in range(twins_leagues)],
         "class_stop": [Task("class", 4000 + i, stop=True, max_rounds=class_max, first_look=first) for i in range(class_leagues)],
         "identical_stop": [Task("identical", 5000 + i, stop=True, max_rounds=error_max, top_stop=True) for i in range(error_leagues)],
         "tiers_stop": [
@@ -663,7 +770,7 @@ def main() -> None:
         "two_stop": [Task("two", 3000 + i, stop=True, max_rounds=max_rounds, first_look=first) for i in range(two_leagues)],
     }
     order = [(key, i) for i in range(max(leagues, lesson_leagues)) for key in ("identical", "tiers", "fresh", "lesson") if i < len(groups[key])]
-    stop_groups = ("class_stop", "identical_stop", "tiers_stop", "two_stop")
+    stop_groups = ("twins", "class_stop", "identical_stop", "tiers_stop", "two_stop")
     order += sorted(((key, i) for key in stop_groups for i in range(len(groups[key]))), key=lambda k: (k[1] / len(groups[k[0]]), stop_groups.index(k[0])))
     deadline = None if args.budget_minutes is None else time.monotonic() + 60 * args.budget_minutes
     if args.hard_minutes is not None:
@@ -704,6 +811,30 @@ def main() -> None:
             return statistics.fmean(statistics.variance([s.raw[b] for s in snapshots]) for b in tier_of)
 
         figures.append(Figure("fresh_over_duplicate", f"variance of points per game: fresh deals ÷ duplicate deals (games needed; {len(fresh)} leagues each)", "×", [spread(fresh) / spread(duplicate[: len(fresh)])]))
+
+    # the class's groups after `groups_rounds` rounds (issue 41): identical bots, 4 tiers, the lesson
+    tiers_truth = truth
+    for key, tiers, label in (
+        ("identical", League(SCENARIOS["identical"], 0).tiers, "30 identical bots"),
+        ("tiers", tier_of, "30 bots in 4 tiers"),
+        ("lesson", League(SCENARIOS["lesson"], 0).tiers, "lesson, 8 strategies, 30 bots"),
+    ):
+        late = [o.late for o in outcomes[key] if o.late is not None]
+        if late:
+            values = {0: 1.5} if key == "identical" else tiers_truth if key == "tiers" else true_values(late, tiers)
+            groups_figures(figures, extra, key, f"{label}, {groups_rounds} rounds ({groups_rounds * per_round} games)", late, tiers, values)
+
+    # two equal bots at #1/#2 (issue 41): the verdict says "level" in a league long enough
+    twins = outcomes["twins"]
+    if twins:
+        level = [o.twins_level for o in twins if o.twins_level is not None]
+        figures.append(Figure("twins_level", f"{SCENARIOS['twins'].label}: leagues whose #1/#2 (the twins) were called level within {twins_max} rounds ({len(twins)} leagues)", "%", [100 * len(level) / len(twins)]))
+        if level:
+            figures.append(Figure("twins_level_games", f"{SCENARIOS['twins'].label}: games to the first 'level' (per league, {len(level)} that got it)", "games", [r * per_round for r in level]))
+        extra["twins_ahead"] = f"{sum(o.twins_wrong for o in twins)} looks called the twins ahead, of {sum(o.twins_pair for o in twins)} looks at them"
+    worded = [o for group in ("twins", "identical_stop", "tiers_stop") for o in outcomes[group] if o.words[1]]
+    if worded:
+        figures.append(Figure("verdict_words", f"the most games a verdict line named, ÷ the games played (bound {LESSONS}; {sum(o.words[1] for o in worded):,} lines read)", "×", [max(o.words[0] for o in worded)]))
 
     # the lesson: 8 strategies, 30 bots, `lesson_rounds` rounds: schedule luck, strength vs points per game
     lesson = [o.snapshot for o in outcomes["lesson"] if o.snapshot]
@@ -774,15 +905,16 @@ def main() -> None:
             continue
         for places in PLACES:
             stops = [o.league_stop[places] for o in runs if places in o.league_stop]
-            wrong = sum(1 for _, ahead, bad in stops if bad)
+            wrong = sum(1 for _, ahead, bad, _ in stops if bad)
             what = "false separation (an AHEAD)" if key == "identical" else "a wrong declared order (an AHEAD not between tiers in order)"
             figures.append(Figure(f"{key}_stop{places}_wrong", f"league stop, {SCENARIOS[key].label}, places {places}: leagues stopped with {what} ({count} leagues)", "%", [100 * wrong / count]))
             if stops:
-                figures.append(Figure(f"{key}_stop{places}_games", f"league stop, {SCENARIOS[key].label}, places {places}: games to the stop ({len(stops)} that stopped)", "games", [r * per_round for r, _, _ in stops]))
+                figures.append(Figure(f"{key}_stop{places}_games", f"league stop, {SCENARIOS[key].label}, places {places}: games to the stop ({len(stops)} that stopped)", "games", [r * per_round for r, *_ in stops]))
             cap = error_max if key == "identical" else max_rounds
             extra[f"{key}_stop{places}_stopped"] = (
-                f"{len(stops)} of {count} within {cap} rounds: {sum(1 for _, a, _ in stops if a == 0)} all LEVEL, "
-                f"{sum(1 for _, a, _ in stops if a)} with an AHEAD ({wrong} wrong); {sum(1 for r, _, _ in stops if r <= 2)} after round 1 or 2"
+                f"{len(stops)} of {count} within {cap} rounds: {sum(1 for _, a, *_ in stops if a == 0)} all LEVEL, "
+                f"{sum(1 for _, a, *_ in stops if a)} with an AHEAD ({wrong} wrong); {sum(1 for r, *_ in stops if r <= 2)} after round 1 or 2; "
+                f"{sum(1 for *_, level in stops if level)} with a LEVEL between different tiers"
             )
     extra["seconds"] = round(time.perf_counter() - began, 1)
     common.write_json(args.json, "B7 standings", figures, **extra)

@@ -113,11 +113,10 @@ def as_normal_user() -> Iterator[NormalUser]:
         yield user
 
 
-@pytest.fixture
-def cpu_hog() -> Iterator[int]:
-    """A loaded machine: 4 busy loops per core (load >= 4 x cores) for the test's length;
-    yields how many run."""
-    count = 4 * (os.cpu_count() or 1)
+@contextlib.contextmanager
+def busy_loops(count: int) -> Iterator[int]:
+    """``count`` busy loops (``while True: pass``) for the length of the block, killed at its
+    end: a bounded hog; yields ``count``."""
     hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(count)]
     try:
         yield count
@@ -126,6 +125,14 @@ def cpu_hog() -> Iterator[int]:
             hog.kill()
         for hog in hogs:
             hog.wait()
+
+
+@pytest.fixture
+def cpu_hog() -> Iterator[int]:
+    """A loaded machine: 4 busy loops per core (load >= 4 x cores) for the test's length;
+    yields how many run."""
+    with busy_loops(4 * (os.cpu_count() or 1)) as count:
+        yield count
 
 
 PATHS = ("unary", "stream")  # how the referee asks a bot its decisions (docs/protocol.md)

@@ -1,7 +1,9 @@
 """A student's bot for the class benchmark (B14): the sample heuristic strategy on the
 Python bot kit, thinking ``--think-ms`` ms of CPU before each answer (a strategy that
-computes); with ``--late P`` it sleeps ``--late-s`` seconds, past the time limit, before a
-share P of its answers (seeded by ``--seed``: a flawed bot that times out now and then).
+computes); with ``--strength S`` it plays the heuristic's choice with probability S, else a
+random legal card (the tiers of a class, as B7's strategies); with ``--late P`` it sleeps
+``--late-s`` seconds, past the time limit, before a share P of its answers (seeded by
+``--seed``: a flawed bot that times out now and then).
 
 Run: ``KWHIST_LISTEN=unix:/tmp/class.sock python bench/bots/class_bot.py --think-ms 3``.
 """
@@ -25,12 +27,14 @@ from referee.botkit import Card, SeatView, Suit, serve  # noqa: E402
 
 
 class ClassBot(HeuristicBot):
-    def __init__(self, think_ms: float, late: float, late_s: float, seed: int) -> None:
+    def __init__(self, think_ms: float, late: float, late_s: float, seed: int, strength: float = 1.0) -> None:
         super().__init__()
         self.think_s = think_ms / 1000
         self.late = late
         self.late_s = late_s
+        self.strength = strength
         self.rng = random.Random(seed)
+        self.dice = random.Random(seed + 1_000_003)  # the strength's own draws: the late draws stay as they were
 
     def _think(self) -> None:
         if self.late and self.rng.random() < self.late:
@@ -45,6 +49,9 @@ class ClassBot(HeuristicBot):
 
     def play(self, view: SeatView) -> Card | None:
         self._think()
+        if self.strength < 1.0 and len(view.legal) > 1 and self.dice.random() >= self.strength:
+            action = self.dice.choice(view.legal)
+            return getattr(action, "card", None)
         return super().play(view)
 
 
@@ -54,9 +61,10 @@ def main() -> None:
     parser.add_argument("--late", type=float, default=0.0)
     parser.add_argument("--late-s", type=float, default=1.2)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--strength", type=float, default=1.0, help="the share of decisions played by the heuristic (else a random legal card)")
     parser.add_argument("--tree", default=None, help="the checkout whose bot kit to use (default: this one)")
     args, rest = parser.parse_known_args()
-    serve(ClassBot(args.think_ms, args.late, args.late_s, args.seed), rest)
+    serve(ClassBot(args.think_ms, args.late, args.late_s, args.seed, args.strength), rest)
 
 
 if __name__ == "__main__":

@@ -25,10 +25,38 @@ function decide(request) {
   return plays.reduce((low, action) => (RANK[action.play.rank] < RANK[low.play.rank] ? action : low));
 }
 
+// A bug in decide() must not be silent: log its stack (stderr goes to the bot's log) and
+// answer with an error status instead, a "malformed" fault for that one decision.
+function failed(request, error) {
+  console.error(`decision ${request.decision_number} of ${request.game_id}: ${error.stack}`);
+  return { code: grpc.status.INTERNAL, details: String(error) };
+}
+
 const server = new grpc.Server();
 server.addService(KnockoutWhistBot.service, {
-  Hello: (call, callback) => callback(null, { protocol_major: 1, protocol_minor: 0, name: 'first-js-bot', author: 'me' }),
-  Decide: (call, callback) => callback(null, decide(call.request)),
+  // plays_streams: the referee asks this bot over Play (protocol 1.1); leave it out to be asked by Decide only
+  Hello: (call, callback) => callback(null, { protocol_major: 1, protocol_minor: 1, name: 'first-js-bot', author: 'me', plays_streams: true }),
+  Decide: (call, callback) => {
+    let action;
+    try {
+      action = decide(call.request);
+    } catch (error) {
+      return callback(failed(call.request, error));
+    }
+    return callback(null, action);
+  },
+  // One stream per seat and game: answer each request in turn, echoing its decision_number.
+  Play: (call) => {
+    call.on('data', (request) => {
+      if (call.writableEnded) return; // this stream failed earlier: the referee asks on a new one
+      try {
+        call.write({ decision_number: request.decision_number, action: decide(request) });
+      } catch (error) {
+        call.emit('error', failed(request, error)); // ends this stream with that status
+      }
+    });
+    call.on('end', () => call.writableEnded || call.end()); // the game is over
+  },
   GameOver: (call, callback) => callback(null, {}),
 });
 server.bindAsync(process.env.KWHIST_LISTEN, grpc.ServerCredentials.createInsecure(), (error) => {

@@ -66,7 +66,7 @@ def main(results: Path) -> None:
         game = sorted((site / "games").glob("*.html"))[0]
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
-            page = browser.new_page(viewport={"width": 1100, "height": 700})
+            page = browser.new_page(viewport={"width": 1220, "height": 700})
             page.goto((site / "index.html").as_uri())
             page.screenshot(path=HERE / "web-standings.png", full_page=True)
             page.goto(game.as_uri() + "#seat=0&step=4")

@@ -1,6 +1,6 @@
 """``referee check-bot``: a conformance report for one bot (docs/design.md §1).
 
-- :mod:`referee.checkbot.situations` — exact scripted positions built with the rules engine.
+- :mod:`referee.checkbot.situations` — one situation per branch of the rules, found by playing seeded games.
 - :mod:`referee.checkbot.checks` — :func:`~referee.checkbot.checks.check_bot` runs every
   check, returns :class:`~referee.checkbot.checks.CheckResult` rows.
 - :mod:`referee.checkbot.describe` — fault evidence (a stored request) in words.

@@ -6,11 +6,17 @@ The checks, in order (a failed Hello skips the rest):
 2. ``protocol``: its major protocol version is ``referee.PROTOCOL_VERSION[0]``; the line
    says how it is asked its decisions (over ``Play`` streams when its Hello reply offers
    them, else unary ``Decide``), and every later check asks that way, as a league does.
-3. one check per scripted situation (:mod:`referee.checkbot.situations`): the answer
-   decodes, comes on time and is legal.
-4. ``on-time``: every scripted answer came within ``move_ms`` + ``grace_ms``.
+3. one check per situation (:mod:`referee.checkbot.situations`: one for each branch of the
+   rules a bot can meet under the rules checked, found by playing seeded games): the answer
+   decodes, comes on time and is legal. A bot that crashes is started again for the next.
+   Then ``branches``: the branches asked, and under how many rule sets.
+4. ``on-time``: every answer came within ``move_ms`` + ``grace_ms``; a warning when the
+   slowest passed half of ``move_ms``.
 5. ``game-over``: GameOver is answered (or left UNIMPLEMENTED, which is fine).
 6. ``games``: ``games`` games against the sample bots without a fault.
+7. ``refused-calls``: no system call of the bot was refused by the sandbox's allowlist
+   (docs/sandbox.md), as far as the referee can tell here; also after a failed Hello (a
+   refused call may be why).
 
 Runs under trio with the league's own pool, client and match, so a bot passes here
 exactly when the referee accepts it in a league. No rich: the command renders results.
@@ -18,9 +24,12 @@ exactly when the referee accepts it in a league. No rich: the command renders re
 
 from __future__ import annotations
 
+import glob
 import hashlib
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import Literal
 
@@ -28,19 +37,21 @@ import trio
 
 import referee
 from referee.checkbot.describe import describe_request, fault_in_words, legal_answers, plain_words
-from referee.checkbot.situations import Situation, build_situations, finish
+from referee.checkbot.situations import Coverage, Situation, build_situations, finish
 from referee.game.faults import FaultPolicy
 from referee.game.records import FaultRecord, GameRecord
 from referee.game.rules import Rules
 from referee.game.timecontrol import TimeControl
-from referee.game.views import format_action
+from referee.game.views import format_action, why_illegal
+from referee.league.match import Decided, Player, ask_decision
 from referee.league.pool import BotEntry, BotPool, Lease, StartFailure, asked_over
 from referee.league.run import LeagueSpec, play_fixture
-from referee.sandbox import SandboxSettings
+from referee.sandbox import SandboxSettings, refusals_unnamed, refused_calls
+from referee.sandbox.workdir import safe_stem
 from referee.schedule.fixture import Fixture
 from referee.transport.replies import DecisionAsk, Reply
 
-Status = Literal["pass", "fail", "skip"]
+Status = Literal["pass", "warn", "fail", "skip"]
 
 
 @dataclass(frozen=True)
@@ -48,7 +59,8 @@ class CheckResult:
     """One line of the report. ``key`` is stable (``"hello"``, ``"follow-suit"``, ...);
     ``title`` what was checked; ``summary`` one line of outcome. On a failure ``asked``
     is what the bot was asked, ``answered`` what it answered (or the gRPC status, exit
-    code or signal) and ``expected`` what a legal answer would have been."""
+    code or signal) and ``expected`` what a legal answer would have been. ``warn`` passes,
+    with something to look at."""
 
     key: str
     title: str
@@ -60,14 +72,16 @@ class CheckResult:
 
     @property
     def passed(self) -> bool:
-        return self.status == "pass"
+        return self.status in ("pass", "warn")
 
 
 @dataclass(frozen=True)
 class CheckSettings:
     """``time``: the limits the bot is checked against (ms); ``games``: games against the
-    sample bots; ``seed``: their deals; ``rules``: their rule set (docs/rules.md §2; the
-    fixed positions keep the default rules); ``run_dir``: bot logs and private directories."""
+    sample bots; ``seed``: their deals; ``rules``: their rule set (docs/rules.md §2), and
+    the situations' base rules; ``pinned``: the variants given (``--rule``), kept in every
+    situation, while the others take each of their values; ``run_dir``: bot logs and
+    private directories."""
 
     time: TimeControl = field(default_factory=TimeControl)
     games: int = 20
@@ -75,6 +89,7 @@ class CheckSettings:
     sandbox: SandboxSettings = field(default_factory=SandboxSettings)
     run_dir: Path = Path("results/check-bot")
     rules: Rules = field(default_factory=Rules)
+    pinned: frozenset[str] = frozenset()
 
 
 Report = Callable[[CheckResult], None]
@@ -107,24 +122,62 @@ async def check_bot(
 
     time = replace(settings.time, unlimited=False)
     entries = (bot, *opponents)
-    async with BotPool(
-        entries, run_dir=settings.run_dir, sandbox=settings.sandbox, time=time, max_restarts=len(entries) + settings.games, deal_rule=False
-    ) as pool:
+    coverage = build_situations(settings.rules, settings.pinned)
+    situations = coverage.situations
+    restarts = len(entries) + settings.games + len(situations)
+    async with BotPool(entries, run_dir=settings.run_dir, sandbox=settings.sandbox, time=time, max_restarts=restarts, deal_rule=False) as pool:
         lease = await _check_hello(pool, bot, time, report)
-        situations = build_situations()
         if lease is None:
             for result in _skipped(situations, settings, "not asked: the bot did not pass Hello"):
                 report(result)
+            report(check_refused_calls(bot, settings.sandbox, asked=False))  # a refused call may be why
             return results
-        crashed = await _check_situations(lease, situations, time, report)
-        if crashed:
-            pool.release(lease, crashed=True)
+        lease = await _check_situations(pool, bot, lease, situations, time, report, branches=branches_result(coverage))
+        if lease is None:
             report(CheckResult("game-over", "handles GameOver", "skip", "not asked: the bot's process ended"))
         else:
             report(await _check_game_over(lease, situations[-1], time))
             pool.release(lease, crashed=lease.exit_detail() is not None)
         report(await _check_games(pool, bot, opponents, settings, time, on_progress, on_game))
+    report(check_refused_calls(bot, settings.sandbox))
     return results
+
+
+def branches_result(coverage: Coverage) -> CheckResult:
+    """The ``branches`` row: which branches the situations asked, from how many games under
+    how many rule sets, and those these rules cannot produce."""
+    summary = (
+        f"{len(coverage.covered)} branches asked in {len(coverage.situations)} situations, found in {coverage.games} "
+        f"seeded games under {coverage.rule_sets} rule sets: {', '.join(coverage.covered)}"
+    )
+    if coverage.impossible:
+        summary += f"; not possible under the rules given: {', '.join(coverage.impossible)}"
+    if coverage.missed:
+        summary += f"; not met in those games (the referee's search, not your bot): {', '.join(coverage.missed)}"
+    return CheckResult("branches", "covers the branches of the rules", "warn" if coverage.missed else "pass", summary)
+
+
+def check_refused_calls(bot: BotEntry, sandbox: SandboxSettings, *, asked: bool = True) -> CheckResult:
+    """The ``refused-calls`` row: the system calls the sandbox refused the bot in this run
+    (each also named once in its log). Where none can be refused or named (a bot given by
+    address, another sandbox mode, no seccomp user notification here) it passes, saying so:
+    the host's limits never fail a bot. ``asked``: False after a failed Hello (skipped
+    unless a call was refused, which may be why)."""
+    title = "makes only the system calls the sandbox allows"
+    found = refused_calls(bot.name)
+    if found:
+        return CheckResult(
+            "refused-calls", title, "fail",
+            f"refused: {', '.join(found)} (not allowed for bots; docs/sandbox.md): where the bot still played, its runtime "
+            "went on without them; a runtime that needs one cannot use it in a league",
+            answered=", ".join(found), expected="only the calls of the allowlist (docs/sandbox.md)",
+        )  # fmt: skip
+    if not asked:
+        return CheckResult("refused-calls", title, "skip", "not asked: the bot did not pass Hello")
+    if bot.remote:
+        return CheckResult("refused-calls", title, "pass", "not told: a bot given by address is not sandboxed by the referee")
+    why = refusals_unnamed(sandbox)
+    return CheckResult("refused-calls", title, "pass", "none refused" if why is None else f"not told: {why}")
 
 
 def _skipped(situations: Sequence[Situation], settings: CheckSettings, why: str) -> list[CheckResult]:
@@ -173,39 +226,51 @@ def hello_summary(ms: float, startup_ms: int) -> str:
     )
 
 
-async def _check_situations(lease: Lease, situations: Sequence[Situation], time: TimeControl, report: Report) -> bool:
-    """One check per situation, then ``on-time``. Returns True when the bot crashed."""
+async def _check_situations(
+    pool: BotPool, bot: BotEntry, lease: Lease, situations: Sequence[Situation], time: TimeControl, report: Report, *,
+    branches: CheckResult,
+) -> Lease | None:
+    """One check per situation, then ``branches`` and ``on-time``. A bot whose process
+    ended is started again for the next situation, as a league starts it again before its
+    next game. Returns the lease for GameOver; None when the bot could not be started again."""
     slowest: tuple[float, str] | None = None
     late: list[str] = []
     busy: Situation | None = None  # the first situation the bot did not answer in time: it may still be at work on it
     crashed_at: str | None = None
+    current: Lease | None = lease
     last_ms: float | None = None  # told to the bot as last_decision_ms, as in a league
     for situation in situations:
-        if crashed_at is not None:
-            report(CheckResult(situation.key, situation.title, "skip", f"not asked: the bot crashed at {crashed_at!r}"))
+        if current is None:
+            report(CheckResult(situation.key, situation.title, "skip", f"not asked: the bot crashed at {crashed_at!r} and did not start again"))
             continue
-        clock = time.clock()
-        reply = await lease.client.decide(DecisionAsk(
+        ask = DecisionAsk(
             situation.view, situation.events, situation.decision_number,
-            time_left_ms=time.move_ms, bank_left_ms=0, deadline_s=clock.deadline_s, last_decision_ms=last_ms,
-        ))  # fmt: skip
-        lease.client.end_play(situation.view.game_id, situation.view.seat)  # each situation is a game of its own
+            time_left_ms=time.move_ms, bank_left_ms=0, deadline_s=time.clock().deadline_s, last_decision_ms=last_ms,
+        )  # fmt: skip
+        decided = await settle_in_thread(current, ask, time)  # judged as a league judges it (docs/design.md §5)
+        reply = decided.reply
+        current.client.end_play(situation.view.game_id, situation.view.seat)  # each situation is a game of its own
         last_ms = reply.ms
-        timed_out = clock.settle_reply(reply.ms, reply.fault)
+        timed_out = decided.judgement.verdict == "timeout"
         if timed_out:
             late.append(f"{situation.key} ({reply.ms:.0f} ms)")
         elif slowest is None or reply.ms > slowest[0]:
             slowest = (reply.ms, situation.key)
-        if reply.fault == "crash" and (ended := await _how_it_ended(lease)):
+        if reply.fault == "crash" and (ended := await _how_it_ended(current)):
             reply = replace(reply, detail=f"{reply.detail}; {ended}")
-        result = _judge(situation, reply, timed_out, time)
+        log = current.process.log_path if current.process is not None else None
+        result = _judge(situation, reply, decided.fault if timed_out else None, log)
         if timed_out and busy is not None:
             result = replace(result, summary=result.summary + still_busy(busy.title))
         report(result)
         if timed_out and busy is None:
             busy = situation
         if reply.fault == "crash":
-            crashed_at = situation.key
+            crashed_at, busy, last_ms = situation.key, None, None
+            pool.release(current, crashed=True)
+            got = await pool.acquire(bot.name)
+            current = got if isinstance(got, Lease) else None
+    report(branches)
     limit = f"limit {time.move_ms} ms + {time.grace_ms} ms grace"
     if late:
         report(CheckResult("on-time", "answers on time", "fail", f"too slow: {', '.join(late)}; {limit}",
@@ -213,8 +278,19 @@ async def _check_situations(lease: Lease, situations: Sequence[Situation], time:
     elif slowest is None:
         report(CheckResult("on-time", "answers on time", "skip", "no answer to time"))
     else:
-        report(CheckResult("on-time", "answers on time", "pass", f"slowest answer {slowest[0]:.1f} ms ({slowest[1]}); {limit}"))
-    return crashed_at is not None
+        report(on_time_result(slowest[0], slowest[1], time))
+    return current
+
+
+def on_time_result(slowest_ms: float, key: str, time: TimeControl) -> CheckResult:
+    """The ``on-time`` row of a bot whose every answer came in time: a warning when the
+    slowest took more than half of ``move_ms`` (a loaded machine in a league may take the rest)."""
+    summary = f"slowest answer {slowest_ms:.1f} ms ({key}); limit {time.move_ms} ms + {time.grace_ms} ms grace"
+    if slowest_ms <= time.move_ms / 2:
+        return CheckResult("on-time", "answers on time", "pass", summary)
+    share = slowest_ms / time.move_ms
+    return CheckResult("on-time", "answers on time", "warn", f"{summary}: {share:.0%} of the limit, over half of it; "
+                       "a league on a busy machine may leave it less: answer faster to be safe")
 
 
 async def _how_it_ended(lease: Lease, wait_s: float = 1.0) -> str | None:
@@ -235,7 +311,14 @@ def still_busy(title: str) -> str:
     )
 
 
-def _judge(situation: Situation, reply: Reply, timed_out: bool, time: TimeControl) -> CheckResult:
+async def settle_in_thread(player: Player, ask: DecisionAsk, time: TimeControl) -> Decided:
+    """One scripted decision asked and settled by the league's own step
+    (:func:`referee.league.match.ask_decision`: the same evidence, the same rule, asked again
+    as a league asks again), on a thread as a game's decisions are; a fresh clock each."""
+    return await trio.to_thread.run_sync(partial(ask_decision, player, ask, time.clock(), time))
+
+
+def _judge(situation: Situation, reply: Reply, timeout: tuple[str, str] | None, log: Path | None = None) -> CheckResult:
     legal = " ".join(format_action(action) for action in situation.view.legal)
     expected = f"one of: {legal} — {situation.rule}"
     asked = describe_request(reply.request_json)
@@ -248,12 +331,13 @@ def _judge(situation: Situation, reply: Reply, timed_out: bool, time: TimeContro
         return CheckResult(situation.key, situation.title, "fail", summary, asked=asked, answered=answered, expected=expected)
 
     if reply.fault is not None and reply.fault != "timeout":
-        return fail(f"{reply.fault}: {fault_in_words(reply.fault, reply.detail, reply.answer, reply.ms)[0]}")
-    if timed_out:
-        return fail(f"timeout: no answer within {time.move_ms} ms + {time.grace_ms} ms grace (took {reply.ms:.0f} ms)")
+        where = f"; the bot's log: {log}" if log is not None and reply.fault in ("crash", "malformed") else ""
+        return fail(f"{reply.fault}: {fault_in_words(reply.fault, reply.detail, reply.answer, reply.ms)[0]}{where}")
+    if timeout is not None:
+        return fail(f"timeout: {plain_words(timeout[1])}")
     assert reply.action is not None
     if reply.action not in situation.view.legal:
-        return fail(f"illegal: {format_action(reply.action)} is not legal here")
+        return fail(f"illegal: {why_illegal(situation.view, reply.action)}")
     return CheckResult(situation.key, situation.title, "pass", f"answered {format_action(reply.action)}; legal: {legal}")
 
 
@@ -305,18 +389,26 @@ async def _check_games(
         wins += record.winner == seat
         faults = [fault for fault in record.faults if fault.bot == bot.name]
         if faults:
-            return _games_failure(title, record.game_id, number + 1, faults)
+            return _games_failure(title, record.game_id, number + 1, faults, _bot_log(settings.run_dir, bot.name))
     return CheckResult("games", title, "pass", f"no fault in {settings.games} games; won {wins}")
 
 
-def _games_failure(title: str, game_id: str, played: int, faults: Sequence[FaultRecord]) -> CheckResult:
+def _bot_log(run_dir: Path, name: str) -> Path | None:
+    """The log the bot's latest process wrote in ``run_dir`` (``<name>-<n>.log``), if any."""
+    stem = safe_stem(name, 0).removesuffix("-0")
+    logs = [path for path in run_dir.glob(f"{glob.escape(stem)}-*.log") if re.fullmatch(rf"{re.escape(stem)}-\d+\.log", path.name)]
+    return max(logs, key=lambda path: path.stat().st_mtime_ns, default=None)
+
+
+def _games_failure(title: str, game_id: str, played: int, faults: Sequence[FaultRecord], log: Path | None = None) -> CheckResult:
     first = faults[0]
     where = "before the game" if first.decision is None else f"decision {first.decision}"
     legal = legal_answers(first.request)
     more = f" ({len(faults)} faults in that game)" if len(faults) > 1 else ""
     detail, answered = fault_in_words(first.kind, first.detail, first.answer, first.ms)
+    named = f"; the bot's log: {log}" if log is not None and first.kind in ("crash", "malformed") else ""
     return CheckResult(
-        "games", title, "fail", f"game {played} ({game_id}), {where}: {first.kind}: {detail}{more}",
+        "games", title, "fail", f"game {played} ({game_id}), {where}: {first.kind}: {detail}{more}{named}",
         asked=describe_request(first.request) if first.request else "(no request: the bot was not playing)",
         answered=answered,
         expected=f"one of: {' '.join(legal)}" if legal else "a running bot that answers Hello",

@@ -14,6 +14,7 @@ import re
 from typing import Any
 
 from referee.game.cards import Rank, Suit
+from referee.game.records import asked_again_note
 
 _RANKS = {rank.name: rank.letter for rank in Rank}
 _SUITS = {suit.name: suit.letter for suit in Suit}
@@ -133,11 +134,13 @@ _HOST_PATH = re.compile(r"(?<![\w:/.~-])/(?:[^\s;,'\"()/]+/)+([^\s;,'\"()/]+)")
 _LOG_PART = re.compile(r";? ?\blog /\S+")
 
 
-def plain_words(text: str) -> str:
+def plain_words(text: str, *, paths: bool = False) -> str:
     """``text`` without gRPC statuses (``"gRPC status INTERNAL: boom"`` -> ``"an error: boom"``;
     a lost connection or a deadline in the game's terms) and without host paths (a path
-    becomes its last part; where the log is, is left out: the site never serves logs)."""
-    text = _LOG_PART.sub("", text)
+    becomes its last part; where the log is, is left out: the site never serves logs), or
+    with them where ``paths`` (``referee faults``, on the teacher's own machine)."""
+    if not paths:
+        text = _LOG_PART.sub("", text)
     text = _DEADLINE.sub(lambda m: f"no answer within {int(m.group(1)):,} ms", text)
 
     def status(match: re.Match[str]) -> str:
@@ -149,7 +152,7 @@ def plain_words(text: str) -> str:
         return match.group(0)
 
     text = _STATUS.sub(status, text)
-    return _HOST_PATH.sub(lambda m: m.group(1), text).strip()
+    return (text if paths else _HOST_PATH.sub(lambda m: m.group(1), text)).strip()
 
 
 _KNOWN_CODES = frozenset({
@@ -159,14 +162,19 @@ _KNOWN_CODES = frozenset({
 })  # fmt: skip
 
 
-def fault_in_words(kind: str, detail: str, answer: str, ms: float | None = None) -> tuple[str, str]:
+_ASKED = re.compile(r"\basked (\d+) times(?! \()")
+
+
+def fault_in_words(kind: str, detail: str, answer: str, ms: float | None = None, *, paths: bool = False) -> tuple[str, str]:
     """(what happened, what the bot answered) for a student (docs/design.md §5), with
     :func:`plain_words`: a timeout reads ``"no answer within 1,100 ms"`` and its answer
-    ``"nothing in time"``; a status answer reads as what it means."""
-    words = plain_words(detail)
+    ``"nothing in time"``; a status answer reads as what it means; "asked N times" says
+    what it means where an older record does not. ``paths``: keep host paths (see
+    :func:`plain_words`)."""
+    words = _ASKED.sub(lambda m: asked_again_note(int(m.group(1))), plain_words(detail, paths=paths))
     code = answer.split(":", 1)[0].strip()
     if kind == "timeout" and (not answer or code == "DEADLINE_EXCEEDED"):
         return words, "nothing in time" + (f" (stopped waiting after {ms:,.0f} ms)" if ms is not None else "")
     if code in ("UNAVAILABLE", "CANCELLED"):
-        return words, "nothing: " + plain_words(answer)
-    return words, plain_words(answer) if answer else "(nothing)"
+        return words, "nothing: " + plain_words(answer, paths=paths)
+    return words, plain_words(answer, paths=paths) if answer else "(nothing)"

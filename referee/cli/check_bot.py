@@ -25,7 +25,7 @@ from referee.report.safe_text import safe_markup
 from referee.sandbox import SandboxSettings, resolve_mode
 
 OPPONENTS = ("heuristic", "random")
-MARKS = {"pass": "[bold green]PASS[/]", "fail": "[bold red]FAIL[/]", "skip": "[yellow]SKIP[/]"}
+MARKS = {"pass": "[bold green]PASS[/]", "warn": "[bold yellow]WARN[/]", "fail": "[bold red]FAIL[/]", "skip": "[yellow]SKIP[/]"}
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -44,7 +44,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     parser.add_argument("--seed", type=int, default=1, help="seed of those games' deals (default 1)")
     parser.add_argument(
         "--rule", action="append", default=[], metavar="KEY=VALUE",
-        help="a rule variant of the games against the sample bots (docs/rules.md §2); repeatable",
+        help="a rule variant (docs/rules.md §2) of the games against the sample bots, kept in every situation asked "
+        "(the variants not given take each of their values there); repeatable",
     )  # fmt: skip
     parser.add_argument("--sandbox", choices=("auto", "bwrap", "rlimits", "none"), default="auto")
     parser.add_argument(
@@ -94,6 +95,7 @@ def run(args: argparse.Namespace) -> int:
         sandbox=SandboxSettings(mode=mode),  # type: ignore[arg-type]
         run_dir=args.logs,
         rules=rules,
+        pinned=frozenset(option.partition("=")[0].strip() for option in args.rule),
     )
     target = bot.address or shlex.join(bot.command)
     console.print(f"[bold]check-bot[/] {escape(bot.name)}: {escape(target)}")
@@ -118,8 +120,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def print_result(console: Console, result: CheckResult) -> None:
-    """One line per check (green PASS, red FAIL, yellow SKIP); a failure adds what the bot
-    was asked, what it answered and what a legal answer would have been."""
+    """One line per check (green PASS, yellow WARN: passed with something to look at, red
+    FAIL, yellow SKIP); a failure adds what the bot was asked, what it answered and what a
+    legal answer would have been."""
     console.print(f"{MARKS[result.status]}  {escape(result.title)} — {safe_markup(result.summary)}", soft_wrap=True)
     if result.status != "fail":
         return

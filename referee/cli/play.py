@@ -1,20 +1,29 @@
-"""``referee play BOT...``: a quick match at one table, with a trick-by-trick trace."""
+"""``referee play BOT...``: a quick match at one table, with a trick-by-trick trace; ``you``
+(or ``human:NAME``) seats a person, who plays in the browser (:mod:`referee.league.human`)."""
 
 from __future__ import annotations
 
 import argparse
 import hashlib
+import os
+import sys
+import webbrowser
+from functools import partial
 from pathlib import Path
+
+import trio
+from rich.console import Console
 
 from referee.cli.main import positive_int
 from referee.report.console import make_console
 
-from referee.cli.botspec import SAMPLE_BOTS, parse_bots
+from referee.cli.botspec import HUMAN, SAMPLE_BOTS, parse_bots
 from referee.cli.setup import run_trio, shutdown_guard
 from referee.config import rules_from_options
 from referee.errors import ConfigError
 from referee.game.faults import FaultPolicy
 from referee.game.timecontrol import TimeControl
+from referee.league.human import AWAY_S, DELIVER_S, People, person_time
 from referee.league.pool import BotPool
 from referee.league.run import LeagueSpec, play_fixture
 from referee.report.live import placement_line
@@ -32,7 +41,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "play",
         help="a quick match of 2-7 bots at one table",
         description=f"Bots: a sample bot ({', '.join(SAMPLE_BOTS)}), a command ('python mybot.py'), "
-        "NAME=COMMAND, or the address of a running bot (host:port, unix:/path).",
+        "NAME=COMMAND, or the address of a running bot (host:port, unix:/path); "
+        "'you' or 'human:NAME' seats a person, who plays in the browser.",
     )
     parser.add_argument("bots", nargs="+", metavar="BOT")
     parser.add_argument("--games", type=positive_int, default=1, help="games to play; seats rotate every game (default 1)")
@@ -52,7 +62,20 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         action="store_true",
         help="with --deal: let --rule change the rules the deal file carries (else a differing --rule is refused)",
     )
-    parser.add_argument("--move-ms", type=positive_int, default=1000, help="time limit per decision in ms (default 1000)")
+    parser.add_argument(
+        "--move-ms", type=positive_int, default=None,
+        help="time limit per decision in ms (default: 1000 for a bot, none for a person; given, a person's too)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--serve", metavar="[HOST:]PORT", default="127.0.0.1:0",
+        help="with a person at the table: where the table is served (default: this machine only, a free port; "
+        "0.0.0.0:8000 lets other machines in)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--away-s", type=float, default=AWAY_S, metavar="SECONDS",
+        help=f"a person whose page is closed is waited for this long, then the referee plays their seat (default {AWAY_S:g})",
+    )  # fmt: skip
+    parser.add_argument("--no-browser", action="store_true", help="do not open the table in a browser (the link is printed)")
     parser.add_argument(
         "--preset", choices=("league", "strict", "debug"), default="league",
         help="fault policy (docs/design.md §5): league (default); strict: the first fault forfeits; "
@@ -90,13 +113,24 @@ def run(args: argparse.Namespace) -> int:
     args.results.parent.mkdir(parents=True, exist_ok=True)
     ResultsStore.remove(args.results)
     # the time control is kept with the games, so `referee replay --seat` can show the time each request gave
-    config_text = f'[time]\nmove_ms = {args.move_ms}\n\n[faults]\npreset = "{args.preset}"\n'
+    move_ms = args.move_ms or 1000
+    config_text = f'[time]\nmove_ms = {move_ms}\n\n[faults]\npreset = "{args.preset}"\n' + "".join(
+        f'\n[[bots]]\nname = "{bot.name}"\nhuman = true\n' + (f"move_ms = {args.move_ms}\n" if args.move_ms else "")
+        for bot in bots
+        if bot.human
+    )  # the people's seats and clocks too: `referee replay --seat` shows the time a person had
     store = ResultsStore.open(args.results, league="play", fingerprint="play", config_text=config_text, resume=False)
+    time = TimeControl(move_ms=move_ms, unlimited=args.preset == "debug")
+    people = None
+    if any(bot.human for bot in bots):
+        people = People(
+            {bot.name: person_time(time, args.move_ms) for bot in bots if bot.human}, away_s=args.away_s, results=str(args.results)
+        )
     spec = LeagueSpec(
         name="play",
         bots=bots,
         rules=rules,
-        time=TimeControl(move_ms=args.move_ms, unlimited=args.preset == "debug"),
+        time=time,
         faults=FaultPolicy(preset=args.preset),
         sandbox=SandboxSettings(mode=mode),  # type: ignore[arg-type]
         concurrency=1,
@@ -108,6 +142,26 @@ def run(args: argparse.Namespace) -> int:
         first_dealer = deal.first_dealer
 
     async def play_all() -> None:
+        if people is None:
+            await play_games()
+            return
+        from referee.web.serve import parse_address, serve_app  # the web's packages: only with a person
+        from referee.web.table import seat_links, table_app
+
+        async with trio.open_nursery() as nursery:
+            url = await nursery.start(partial(serve_app, table_app(people), parse_address(args.serve, default_port=0)))
+            links = seat_links(people, url)
+            for name, link in links:
+                clock = f"{args.move_ms:,} ms a decision" if args.move_ms else "no time limit"
+                console.print(f"{name}: {link}   ({clock})", markup=False, highlight=False, soft_wrap=True)
+            if not args.no_browser:
+                open_browser(links[0][1], console)
+            await people.everyone_here(lambda line: console.print(line, markup=False, highlight=False))
+            await play_games()
+            await people.delivered(DELIVER_S)  # the last game's end reaches every open page
+            nursery.cancel_scope.cancel()
+
+    async def play_games() -> None:
         async with BotPool(
             spec.bots, run_dir=spec.run_dir, sandbox=spec.sandbox, time=spec.time, max_restarts=3, deal_rule=False
         ) as pool:
@@ -124,7 +178,7 @@ def run(args: argparse.Namespace) -> int:
                     first_dealer=first_dealer,
                     game_id=f"play-{number + 1}",
                 )
-                record = await play_fixture(spec, pool, fixture, decks=deal.decks if deal is not None else None)
+                record = await play_fixture(spec, pool, fixture, decks=deal.decks if deal is not None else None, people=people)
                 store.save_game(record)
                 if args.trace:
                     print_trace(console, record)
@@ -139,9 +193,23 @@ def run(args: argparse.Namespace) -> int:
     yours = next((bot.name for text, bot in zip(args.bots, bots) if text.strip() not in SAMPLE_BOTS), names[0])
     seat = store.record("play-1").seats.index(yours)
     console.print(
-        f"games stored in {args.results}: what {yours} (seat {seat}) was sent in game play-1:", markup=False
+        f"games stored in {args.results}: what {yours} (seat {seat}) {'were' if yours == HUMAN else 'was'} sent in game play-1:",
+        markup=False,
     )
     console.print(f"  referee replay {args.results} play-1 --seat {seat}", markup=False, soft_wrap=True)  # one line to copy
     if args.preset == "debug":
         console.print(f"every request and reply: {spec.run_dir / 'trace'}/<game>.jsonl", markup=False)
     return 0
+
+
+def open_browser(link: str, console: Console) -> None:
+    """Open ``link`` in the desktop's browser when there is one (a terminal on a desktop:
+    never over ssh without a display, in a script, or in a test); say so."""
+    desktop = sys.platform in ("darwin", "win32") or bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+    if not (desktop and sys.stdout.isatty()):
+        return
+    try:
+        if webbrowser.open(link):
+            console.print("the table is open in your browser", markup=False, highlight=False)
+    except webbrowser.Error:
+        pass

@@ -28,6 +28,7 @@ from referee.errors import ConfigError, IllegalAction, StoreError
 from referee.game.gamelog import rerun, round_summary
 from referee.game.records import GameRecord
 from referee.game.timecontrol import TimeControl
+from referee.league.human import person_time
 from referee.report.console import make_console
 from referee.report.seat_requests import seat_requests
 from referee.report.trace import print_trace
@@ -127,10 +128,11 @@ def _record(store: ResultsStore, game_id: str) -> GameRecord:
 # --- the per-seat transcript ------------------------------------------------------------
 
 
-def league_time_control(store: ResultsStore) -> TimeControl | None:
+def league_time_control(store: ResultsStore, name: str | None = None) -> TimeControl | None:
     """The time control of the league stored in ``store`` (its config's ``[time]`` and
     ``[faults].preset``), or None when the store keeps no config (``referee play``) or
-    the config no longer validates."""
+    the config no longer validates. For ``name``, a seat a person played (a ``[[bots]]``
+    entry with ``human = true``): that person's (:func:`referee.league.human.person_time`)."""
     text = store.meta().get("config_text", "")
     if not text.strip():
         return None
@@ -140,11 +142,17 @@ def league_time_control(store: ResultsStore) -> TimeControl | None:
         faults = FaultsModel.model_validate(data.get("faults", {}))
     except (tomllib.TOMLDecodeError, ValidationError, AttributeError):
         return None
-    return TimeControl(**time.model_dump(), unlimited=faults.preset == "debug")
+    control = TimeControl(**time.model_dump(), unlimited=faults.preset == "debug")
+    bots = data.get("bots", [])
+    person = next((bot for bot in bots if isinstance(bot, dict) and bot.get("name") == name and bot.get("human") is True), None) if isinstance(bots, list) else None
+    if person is not None:
+        move_ms = person.get("move_ms")
+        return person_time(control, move_ms if isinstance(move_ms, int) and move_ms > 0 else None)
+    return control
 
 
 def _transcript(store: ResultsStore, record: GameRecord, seat: int, form: str) -> int:
-    requests = seat_requests(record, seat, league_time_control(store))
+    requests = seat_requests(record, seat, league_time_control(store, record.seats[seat]))
     if form == "json":
         for request in requests:
             print(request.json)

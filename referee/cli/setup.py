@@ -26,6 +26,7 @@ from referee.league.pool import BotEntry
 from referee.results.store import ResultsStore
 from referee.game.records import GameRecord
 from referee.league.run import LeagueSpec, Reporter
+from referee.league.runstate import RunClock
 from referee.schedule.fixture import Fixture
 from referee.standings.running import RunningStandings
 from referee.standings.table import Standings, compute_standings
@@ -62,6 +63,7 @@ def league_spec(
             address=bot.address,
             directory=Path(bot.dir) if bot.dir else Path("."),
             ro_paths=tuple(bot.ro_paths),
+            human=bot.human,
         )
         for bot in config.bots
     )
@@ -85,7 +87,7 @@ def open_results(config: LeagueConfig, override: Path | None, *, resume: bool, s
     code = None
     if spec is not None:
         companions = [Path(f"{path}{suffix}") for suffix in ("", "-wal", "-shm", "-journal")]
-        code = code_fingerprints(spec.bots, exclude=[spec.run_dir, *companions])
+        code = code_fingerprints([bot for bot in spec.bots if not bot.human], exclude=[spec.run_dir, *companions])
     return ResultsStore.open(
         path,
         league=config.league.name,
@@ -217,6 +219,11 @@ class StoreStandings:
         """Fold in a game just stored."""
         self._running.add(record)
 
+    @property
+    def games(self) -> int:
+        """The games folded in (those stored)."""
+        return self._running.games
+
     def __call__(self, sequential: Sequential | None = None) -> Standings:
         sequential = stored_sequential(self._store) if sequential is None else sequential
         key = (self._running.games, sequential.to_text())
@@ -229,15 +236,18 @@ class StoreStandings:
 
 class FeedStandings:
     """A league Reporter that folds each finished (already stored) game into ``standings``,
-    then tells ``reporter``."""
+    tells the league's ``run`` clock (the steady rate's mark), then tells ``reporter``."""
 
-    def __init__(self, reporter: Reporter, standings: StoreStandings) -> None:
+    def __init__(self, reporter: Reporter, standings: StoreStandings, run: RunClock | None = None) -> None:
         self._reporter = reporter
         self._standings = standings
+        self._run = run
 
     def game_started(self, fixture: Fixture) -> None:
         self._reporter.game_started(fixture)
 
     def game_finished(self, record: GameRecord) -> None:
         self._standings.add(record)
+        if self._run is not None:
+            self._run.game_stored(self._standings.games)
         self._reporter.game_finished(record)

@@ -123,6 +123,8 @@ def resolve_command(command: tuple[str, ...]) -> tuple[str, ...]:
 
 def _bot_spec(bot: BotModel) -> BotSpec:
     """The bot with its paths taken from the current directory (see :class:`BotSpec`)."""
+    if bot.human:
+        return BotSpec(bot.name, (), None, Path("."), human=True, move_ms=bot.move_ms)
     if bot.command is None:
         return BotSpec(bot.name, (), bot.address, Path("."), tuple(bot.ro_paths))
     written = tuple(bot.command)

@@ -83,7 +83,7 @@ def check_bot_files(
     ``example`` writes a suggested command as the user would type it (default: as a config's
     ``command = [...]``; ``referee play`` and ``check-bot`` pass a shell line).
     """
-    if bot.remote:
+    if bot.remote or bot.human:
         return
     show = example or _example
     command = tuple(written) or bot.command

@@ -141,6 +141,8 @@ class BotModel(Section):
     address: str | None = Field(default=None, description="an address 'host:port' or 'unix:/path'")
     dir: str | None = Field(default=None, min_length=1, description="the bot's directory, a path")
     ro_paths: list[str] = Field(default_factory=list, description="a list of paths")
+    human: bool = Field(default=False, description="true or false")  # a seat a person plays in the browser
+    move_ms: int | None = Field(default=None, ge=1, description="a person's time per decision in ms, an integer >= 1")
 
     _name = field_validator("name")(_check_name)
 
@@ -168,6 +170,13 @@ class BotModel(Section):
 
     @model_validator(mode="after")
     def _command_or_address(self) -> BotModel:
+        if self.human:
+            for key in ("command", "address", "dir", "ro_paths"):
+                if getattr(self, key):
+                    raise problem(key, f"a seat with human = true is played by a person in the browser: it has no '{key}'")
+            return self
+        if self.move_ms is not None:
+            raise problem("move_ms", "move_ms here is a person's clock (human = true); a bot's time is [time] move_ms")
         if self.command is None and self.address is None:
             raise problem("command", "a bot needs 'command' or 'address'")
         if self.command is not None and self.address is not None:

@@ -27,7 +27,7 @@ class LeagueSettings:
     seed: int
     table_size: int  # 2-7, at most the number of bots (rules.md R1)
     deals: int  # deals per table; each replayed with every rotation of the seats
-    concurrency: int  # tables played at once
+    concurrency: int  # games played at once
     results: Path
     format: Format
     challengers: tuple[str, ...]
@@ -56,13 +56,18 @@ class BotSpec:
 
     ``dir`` is the bot's own directory, absolute (``.`` for a remote bot); the command
     runs there, so :func:`referee.config.load_config` has made absolute every relative
-    path of ``command`` that it found under the current directory."""
+    path of ``command`` that it found under the current directory.
+
+    ``human``: a seat a person plays in the browser (neither command nor address), with
+    ``move_ms`` their time per decision (None: no limit)."""
 
     name: str
     command: tuple[str, ...]
     address: str | None
     dir: Path
     ro_paths: tuple[str, ...] = ()
+    human: bool = False
+    move_ms: int | None = None
 
     @property
     def remote(self) -> bool:

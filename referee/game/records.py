@@ -91,14 +91,29 @@ class ActionRecord:
     fault: FaultKind | None = None
 
 
+def asked_again_note(asks: int) -> str:
+    """What "asked N times" means, in the words a student reads (docs/design.md §5).
+
+    >>> asked_again_note(3)
+    'asked 3 times (the referee asks a decision again, with a fresh deadline, when the machine, not the bot, kept the bot from the time it was told; at most 4 times)'
+    """
+    return (
+        f"asked {asks} times (the referee asks a decision again, with a fresh deadline, when the machine, not the bot, "
+        "kept the bot from the time it was told; at most 4 times)"
+    )
+
+
 @dataclass(frozen=True)
 class OverloadRecord:
-    """A late answer that was the machine's, not the bot's (docs/design.md §5): not charged.
+    """A decision the machine held up (docs/design.md §5): a late answer excused, a
+    decision asked again, or every ask held up.
 
-    ``decision`` the game-wide decision number; ``asks`` how often it was asked (the
-    last answer counted); ``ms`` the time of each ask by the referee's clock; ``excused_ms``
-    per ask, the time the machine kept the referee or the bot from running; ``charged_ms``
-    what the bot's clock was charged for the last ask (its bank pays any overrun)."""
+    ``decision`` the game-wide decision number; ``asks`` how often the bot received it
+    (the last answer counted); ``ms`` the time of each ask by the referee's clock;
+    ``excused_ms`` per ask, the machine's share (the referee stalled, an answer not read,
+    the bot kept off every core); ``charged_ms`` the bot's own time on the last ask (its
+    bank pays any overrun); ``timed_out``: the last ask was still charged a timeout
+    (its fault says why)."""
 
     seat: int
     bot: str
@@ -107,20 +122,25 @@ class OverloadRecord:
     ms: tuple[float, ...]
     excused_ms: tuple[float, ...]
     charged_ms: float
+    timed_out: bool = False
 
     @property
     def detail(self) -> str:
         """One line for the bot's log and ``referee faults``.
 
         >>> OverloadRecord(seat=1, bot="quin", decision=12, asks=1, ms=(1450.0,), excused_ms=(900.0,), charged_ms=550.0).detail
-        "referee overloaded: decision 12 took 1,450 ms by the referee's clock, of which the machine kept the referee or the bot from running 900 ms; not charged (its answer was accepted)"
+        "referee overloaded: decision 12 took 1,450 ms by the referee's clock, of which the machine (not the bot) held it up 900 ms; not charged (its answer was accepted)"
         """
         took = ", ".join(f"{ms:,.0f}" for ms in self.ms)
         excused = ", ".join(f"{ms:,.0f}" for ms in self.excused_ms)
-        asked = f"asked {self.asks} times" if self.asks > 1 else "its answer was accepted"
+        asked = asked_again_note(self.asks) if self.asks > 1 else ""
+        if self.timed_out:
+            outcome = f"{asked}; still charged a timeout at the last ask (its fault says why)" if asked else "charged a timeout (its fault says why)"
+        else:
+            outcome = f"not charged ({asked})" if asked else "not charged (its answer was accepted)"
         return (
-            f"referee overloaded: decision {self.decision} took {took} ms by the referee's clock, of which the machine kept "
-            f"the referee or the bot from running {excused} ms; not charged ({asked})"
+            f"referee overloaded: decision {self.decision} took {took} ms by the referee's clock, of which the machine "
+            f"(not the bot) held it up {excused} ms; {outcome}"
         )
 
 
@@ -148,7 +168,7 @@ class GameRecord:
     rounds: list[dict[str, Any]] = field(default_factory=list)  # per-round summary: trump, chooser, trick winners, dogs, knock-outs
     withdrawn: tuple[bool, ...] = ()
     forfeits: list[tuple[int, int]] = field(default_factory=list)  # (action index, seat): the seat forfeited just before that action
-    overloads: list[OverloadRecord] = field(default_factory=list)  # late answers that were the machine's (not charged)
+    overloads: list[OverloadRecord] = field(default_factory=list)  # decisions the machine held up (docs/design.md §5)
 
     def to_json(self) -> dict[str, Any]:
         """The record as JSON-ready data (what the store keeps): equal to

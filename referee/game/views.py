@@ -218,6 +218,44 @@ def fallback_action(view: SeatView) -> Action:
     raise ValueError(f"seat {view.seat} has no decision to make")
 
 
+
+def why_illegal(view: SeatView, action: Action) -> str:
+    """Why ``action`` is not one of ``view.legal``, in the game's words, for the fault's
+    detail: a card not in the hand (rules.md R15), one that fails to follow suit (R12), a
+    pass that is not a dog's or comes on its last trick (R18), a no-trump call the rules do
+    not allow (R8), else ``"<action> is not legal here"``.
+
+    >>> from referee.game.engine import Game
+    >>> from referee.game.rules import Rules
+    >>> game = Game(3, Rules(), seed=2)
+    >>> game.apply(2, Play(parse_card("5C")))  # seat 2 leads a club; seat 0 holds 3C 8C TC
+    >>> view = game.view(0)
+    >>> why_illegal(view, Play(parse_card("AS")))
+    'AS is not in your hand'
+    >>> why_illegal(view, Play(parse_card("KS")))
+    'KS does not follow suit: you hold C (3C 8C TC), rules.md R12'
+    >>> why_illegal(view, Pass())
+    'pass: only a dog may pass, rules.md R18'
+    """
+    shown = format_action(action)
+    if isinstance(action, Play) and view.decision is DecisionKind.PLAY:
+        if action.card not in view.hand:
+            return f"{shown} is not in your hand"
+        led = view.led_suit
+        held = [card for card in view.hand if card.suit == led]
+        if led is not None and held:
+            return f"{shown} does not follow suit: you hold {led.letter} ({' '.join(map(str, held))}), rules.md R12"
+    if isinstance(action, Pass) and view.decision is DecisionKind.PLAY:
+        if view.status[view.seat] is not SeatStatus.DOG:
+            return f"{shown}: only a dog may pass, rules.md R18"
+        if view.rules.dog_play == "first_trick":
+            return f"{shown}: under dog_play = first_trick a dog plays its card on the first trick, rules.md §2"
+        return f"{shown}: a dog may not pass on the last trick of the round, rules.md R18"
+    if isinstance(action, ChooseTrump) and action.suit is None and not view.rules.allow_no_trump:
+        return f"{shown}: no trump is not allowed (allow_no_trump = false), rules.md R8"
+    return f"{shown} is not legal here"
+
+
 # --- public events (docs/design.md §4: sent to each seat since its last request) ---------
 
 

@@ -52,7 +52,7 @@ def league_sequential(league: LeagueSettings, stored: str | None = None) -> Sequ
     the decisions, rounds and stop reason kept in ``stored`` (the store's ``sequential``
     meta text), if any."""
     kept = Sequential.from_text(stored)
-    return replace(kept, separate=league.separate, margin=league.margin, confidence=league.confidence)
+    return replace(kept, separate=league.separate, margin=league.margin, confidence=league.confidence, lesson=league.format == "movement")
 
 
 def duration_text(seconds: float) -> str:
@@ -181,6 +181,7 @@ class MovementRounds:
             run.rounds_started = self._started
             self.store.set_meta("rounds_started", str(self._started))
             self.on_round(self._started)
+        run.round_begins(self.store.game_count())
         self._next += 1
         return next(self._rounds)
 
@@ -224,7 +225,7 @@ class MovementRounds:
                 ends = played + self.games_per_round / rate
                 if ends > league.minutes * 60:
                     return "time budget", (
-                        f"time budget reached: {_rounds(number)}, {done:,} games in {clock_text(played)}; "
+                        f"time budget reached: {_rounds(number)}, {done:,} games; "
                         f"round {number + 1} would end at {clock_text(math.ceil(ends))}, past the {clock_text(league.minutes * 60)} budget "
                         f"({rate:.1f} games/s)"
                     )

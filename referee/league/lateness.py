@@ -12,8 +12,8 @@ Two measures, both cheap enough for every decision:
   its interpreter lock held by a thread the machine had stopped, the process stopped. A
   decision's share of those stalls is :meth:`Heartbeat.late_ms`; the share of recent time
   lost is :meth:`Heartbeat.late_fraction`.
-- :data:`held_up`: when decisions were held up by the machine (excused, asked again),
-  which paces the league (:mod:`referee.league.pacing`).
+- :class:`HeldUp`: when decisions were held up by the machine (excused, asked again), one
+  per league, which paces it (:mod:`referee.league.pacing`).
 
 Neither raises; where ``/proc`` is missing :func:`thread_wait_ms` is 0.
 """
@@ -29,6 +29,7 @@ from referee.sandbox.cputime import read_schedstat
 
 TICK_S = 0.01  # the heartbeat's sleep
 LATE_S = 0.003  # a wake-up later than this is a stall (sleep's own jitter is ~0.1 ms)
+EDGE_S = TICK_S + LATE_S  # a stall this near an ask's start or end holds up its request or its answer
 KEEP = 4096  # stalls remembered (at least the last ~40 s of a fully stalled referee)
 
 _local = threading.local()
@@ -97,16 +98,37 @@ class Heartbeat:
         stalled, in ms: the overlap of the stalls with that span. A stall going on at
         ``end`` is known only when the heartbeat wakes again: this waits for that wake-up
         (up to ``settle_s``; at once when the heartbeat is not running)."""
+        return sum(min(stall_end, end) - max(stall_start, start) for stall_start, stall_end in self._spans(start, end, settle_s)) * 1000.0
+
+    def edges_ms(self, start: float, end: float, *, settle_s: float = 1.0) -> tuple[float, float]:
+        """The referee's stalls at the two ends of the span from ``start`` to ``end``
+        (monotonic s), in ms: (the part of the span covered by a stall that began within
+        :data:`EDGE_S` of ``start``, so the request may not have left; the part covered by a
+        stall going on within :data:`EDGE_S` of ``end``, so an answer there was not read).
+        Stalls wholly inside the span are left out: the referee not running while the bot
+        works delays nothing. A stall covering the whole span gives it in full at both
+        ends. Waits for the heartbeat's next wake-up as :meth:`late_ms` does."""
+        spans = self._spans(start, end, settle_s)
+        first = last = 0.0
+        if spans and spans[0][0] <= start + EDGE_S:
+            first = (min(spans[0][1], end) - start) * 1000.0
+        if spans and spans[-1][1] >= end - EDGE_S:
+            last = (min(spans[-1][1], end) - max(spans[-1][0], start)) * 1000.0
+        return max(0.0, first), max(0.0, last)
+
+    def _spans(self, start: float, end: float, settle_s: float) -> list[tuple[float, float]]:
+        """The stalls overlapping ``start``-``end`` (monotonic s), in order, once the heartbeat
+        woke after ``end`` (up to ``settle_s``)."""
         with self._lock:
             if self._thread is not None:
                 self._woke.wait_for(lambda: self._last_woke >= end, timeout=settle_s)
             ends, starts = list(self._ends), list(self._starts)
-        total = 0.0
+        spans = []
         for index in range(bisect.bisect_right(ends, start), len(ends)):
             if starts[index] >= end:
                 break
-            total += min(ends[index], end) - max(starts[index], start)
-        return total * 1000.0
+            spans.append((starts[index], ends[index]))
+        return spans
 
     def late_fraction(self, window_s: float, now: float | None = None) -> float:
         """The share (0-1) of the last ``window_s`` seconds the referee was stalled."""
@@ -131,10 +153,6 @@ class HeldUp:
         """How many were noted at or after ``start`` (monotonic s)."""
         with self._lock:
             return sum(1 for when in self._times if when >= start)
-
-
-held_up = HeldUp()
-"""The process's record of decisions held up by the machine."""
 
 _heartbeat = Heartbeat()
 

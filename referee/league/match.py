@@ -11,26 +11,28 @@ whole games, the pool and the store around it.
 The order of checks for a decision: the clock is settled first, for every reply (so a
 late answer is a ``timeout`` whatever it holds, and spends the bank); then a crash, a
 malformed answer, and legality. A late answer is settled on the evidence the player
-attached (``Reply.evidence``): time the machine kept the referee or the bot from running
-is not the bot's, and a decision that got no answer for that reason is asked again, with
-the same number and events and a fresh deadline, up to ``MAX_ASKS`` times
-(:meth:`referee.game.timecontrol.SeatClock.judge`, docs/design.md §5).
+attached (``Reply.evidence``): only a delay the bot did not cause is excused, and a
+decision that got no answer because the machine kept the bot from the time it was told is
+asked again, with the same number and events and a fresh, longer deadline, up to ``MAX_ASKS``
+asks the bot received (:meth:`referee.game.timecontrol.SeatClock.judge`, docs/design.md
+§5). :func:`ask_decision` is that whole step, the one check-bot takes too.
 """
 
 from __future__ import annotations
 
 from time import monotonic, sleep
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from referee.errors import MatchStopped
 from referee.game.engine import Game
 from referee.game.faults import FaultPolicy
 from referee.game.records import ActionRecord, FaultKind, FaultRecord, OverloadRecord
-from referee.game.timecontrol import MAX_ASKS, SeatClock, TimeControl, Verdict
-from referee.game.views import Action, Event, SeatView, fallback_action, format_action
-from referee.league.lateness import held_up
+from referee.game.records import asked_again_note
+from referee.game.timecontrol import MAX_ASKS, Judgement, SeatClock, TimeControl
+from referee.game.views import Action, SeatView, fallback_action, format_action, why_illegal
+from referee.league.lateness import HeldUp
 from referee.transport.replies import DecisionAsk, Reply
 
 
@@ -84,6 +86,9 @@ def play_match(
     startup_faults: Sequence[FaultRecord] = (),
     trace: Trace | None = None,
     stopped: Callable[[], bool] | None = None,
+    held: HeldUp | None = None,
+    seat_time: Mapping[int, TimeControl] | None = None,
+    moved: Callable[[], None] | None = None,
 ) -> MatchResult:
     """Play ``game`` to its end, blocking: each decision waits for its bot up to the
     time control's deadline. ``players[seat]`` None: the referee plays the fallback for
@@ -93,10 +98,15 @@ def play_match(
 
     ``stopped`` is asked before each decision; when it returns True the game is abandoned
     and :class:`~referee.errors.MatchStopped` raised (the league was interrupted).
+    ``held``: the league's record of decisions the machine held up (its pace follows it).
     Never raises for a bot's misbehaviour; otherwise raises only on the referee's own bugs.
+
+    ``seat_time[seat]``: that seat's own time control instead of ``time`` (a person's,
+    :mod:`referee.league.human`), judged the same way. ``moved()`` is called on the game's
+    thread after each action is applied (a person's page follows the game).
     """
     result = MatchResult(faults=list(startup_faults))
-    seats = [SeatState(time.clock()) for _ in players]
+    seats = [SeatState((seat_time or {}).get(seat, time).clock()) for seat in range(len(players))]
     for startup in startup_faults:
         seats[startup.seat].faults += 1
     for seat, player in enumerate(players):
@@ -129,21 +139,24 @@ def play_match(
         else:
             events = game.events[state.events_sent :]
             state.events_sent = len(game.events)
-            reply, verdict, overload = _ask(player, view, events, decision, state, time, stopped)
+            ask = DecisionAsk(
+                view,
+                events,
+                decision,
+                time_left_ms=0 if state.clock.control.unlimited else state.clock.control.move_ms,
+                bank_left_ms=0 if state.clock.control.unlimited else int(state.clock.bank_left_ms),
+                deadline_s=state.clock.deadline_s,
+                last_decision_ms=state.last_ms,
+            )
+            decided = ask_decision(player, ask, state.clock, state.clock.control, held=held, stopped=stopped)
+            reply, action, fault = decided.reply, decided.action, decided.fault
             if stopped is not None and stopped():  # interrupted: the call was cut, not the bot's fault
                 raise MatchStopped(f"game {game.game_id} abandoned at decision {decision}")
-            if overload is not None and verdict != "timeout":
-                result.overloads.append(overload)
+            if decided.overload is not None:
+                result.overloads.append(decided.overload)
             state.last_ms = round(reply.ms, 3)  # as recorded (ActionRecord.ms)
-            action, fault = _judge(view, reply, verdict, time)
             if fault is not None:
                 kind, detail = fault
-                if overload is not None and kind == "timeout":  # every ask was held up, and the last one is charged
-                    detail += (
-                        f"; asked {overload.asks} times, and each time the machine kept the referee or the bot from "
-                        f"running for part of it ({', '.join(f'{ms:,.0f}' for ms in overload.excused_ms)} ms): "
-                        "this may be the machine's fault rather than the bot's"
-                    )
                 answer = reply.answer
                 if kind == "crash":
                     state.crashed = True
@@ -169,70 +182,109 @@ def play_match(
         if trace is not None:
             trace(seat, view, reply, action, result.actions[-1].fault)
         game.apply(seat, action)
+        if moved is not None:
+            moved()
         decision += 1
     return result
 
 
-def _ask(
+@dataclass(frozen=True)
+class Decided:
+    """One decision asked and judged (:func:`ask_decision`): the last ``reply``, its
+    ``judgement``, the ``action`` (the bot's; a placeholder when ``fault`` is set), the
+    ``fault`` (kind, detail) or None, and the ``overload`` record when the machine held up
+    any ask of it (excused, asked again, or every ask held up), else None."""
+
+    reply: Reply
+    judgement: Judgement
+    action: Action
+    fault: tuple[FaultKind, str] | None
+    overload: OverloadRecord | None
+
+
+def ask_decision(
     player: Player,
-    view: SeatView,
-    events: Sequence[Event],
-    decision: int,
-    state: SeatState,
+    ask: DecisionAsk,
+    clock: SeatClock,
     time: TimeControl,
-    stopped: Callable[[], bool] | None,
-) -> tuple[Reply, Verdict, OverloadRecord | None]:
-    """Ask ``player`` for the decision, again (same number, same events, a fresh deadline)
-    while its answers are missing only because the machine was slow, up to
-    :data:`MAX_ASKS` times; settle its clock (docs/design.md §5). -> (the last reply, its
-    verdict, the record of the machine's lateness or None)."""
+    *,
+    held: HeldUp | None = None,
+    stopped: Callable[[], bool] | None = None,
+) -> Decided:
+    """Ask ``player`` the decision ``ask``, again (the same request: the same number and
+    events, the same time told, a deadline one limit longer each time: 2, 3, 4 × the limit)
+    while the machine kept the bot from the time it was told, up to :data:`MAX_ASKS` asks
+    the bot received; settle ``clock`` by
+    :meth:`SeatClock.judge`; judge the answer (docs/design.md §5). The one step of a
+    decision for a league, ``referee play`` and check-bot. ``held`` notes each ask the
+    machine held up. Raises :class:`MatchStopped` when ``stopped`` says so between asks."""
+    view = ask.view
     took: list[float] = []
     excused: list[float] = []
-    for ask in range(1, MAX_ASKS + 1):
-        reply = player.decide(
-            DecisionAsk(
-                view,
-                events,
-                decision,
-                time_left_ms=0 if time.unlimited else time.move_ms,
-                bank_left_ms=0 if time.unlimited else int(state.clock.bank_left_ms),
-                deadline_s=state.clock.deadline_s,
-                last_decision_ms=state.last_ms,
-            )
-        )
-        verdict, charged = state.clock.judge(reply.ms, reply.fault, reply.evidence, last_ask=ask == MAX_ASKS)
-        if verdict in ("excused", "ask again"):
-            held_up.note()  # the league's pace follows these (referee.league.pacing)
-        if verdict in ("excused", "ask again") or took:
+    received = attempts = 0
+    first = ask
+    while True:
+        attempts += 1
+        if received and first.deadline_s is not None:  # asked again: one limit longer each time (docs/design.md §5)
+            ask = replace(first, deadline_s=first.deadline_s * (received + 1))
+        reply = player.decide(ask)
+        got = reply.evidence is None or reply.evidence.received
+        last = (got and received + 1 >= MAX_ASKS) or attempts >= 2 * MAX_ASKS
+        told = clock.told_ms
+        judgement = clock.judge(reply.ms, reply.fault, reply.evidence, last_ask=last)
+        received += got
+        held_up = judgement.verdict in ("excused", "ask again") or (reply.fault == "timeout" and judgement.charged_ms < told)
+        if held_up and held is not None:
+            held.note()  # the league's pace follows these (referee.league.pacing)
+        if got and (held_up or took):
             took.append(round(reply.ms, 3))
-            excused.append(round(reply.evidence.excused_ms(time.move_ms), 3) if reply.evidence is not None else 0.0)
-        if verdict != "ask again":
+            excused.append(round(judgement.machine_ms, 3))
+        if judgement.verdict != "ask again":
             break
         if stopped is not None and stopped():
-            raise MatchStopped(f"game {view.game_id} abandoned while asking decision {decision} again")
-    if not took:
-        return reply, verdict, None
-    return reply, verdict, OverloadRecord(view.seat, player.name, decision, len(took), tuple(took), tuple(excused), round(charged, 3))
+            raise MatchStopped(f"game {view.game_id} abandoned while asking decision {ask.number} again")
+    action, fault = _judge(view, reply, judgement, time, held_last=held_up, asks=len(took))
+    overload = None
+    if took:
+        overload = OverloadRecord(
+            view.seat, player.name, ask.number, len(took), tuple(took), tuple(excused), round(judgement.charged_ms, 3),
+            timed_out=judgement.verdict == "timeout",
+        )
+    return Decided(reply, judgement, action, fault, overload)
 
 
-def _judge(view: SeatView, reply: Reply, verdict: Verdict, time: TimeControl) -> tuple[Action, tuple[FaultKind, str] | None]:
+def _judge(
+    view: SeatView, reply: Reply, judgement: Judgement, time: TimeControl, *, held_last: bool, asks: int
+) -> tuple[Action, tuple[FaultKind, str] | None]:
     """-> (the bot's action, or a placeholder when faulted; the fault kind and detail).
 
-    The clock was settled first (``verdict``), for every reply whatever it holds
+    The clock was settled first (``judgement``), for every reply whatever it holds
     (docs/design.md §5): a crash is a crash, but any answer after its deadline is a
     ``timeout`` even when it is also malformed or illegal, and spends the bank like a
-    legal one."""
+    legal one. A timeout's detail names the machine only where the evidence does:
+    ``held_last``, the machine kept the bot from its time on the last ask too."""
     if reply.fault == "crash":
         return view.legal[0], (reply.fault, reply.detail)
-    if verdict == "timeout":
+    if judgement.verdict == "timeout":
         if reply.fault == "timeout":
-            return view.legal[0], ("timeout", reply.detail)
-        limit = time.move_ms + time.grace_ms
-        detail = f"answered in {reply.ms:.0f} ms; the limit was {time.move_ms} ms (+{limit - time.move_ms} ms grace) and the bank was empty"
-        if reply.fault is not None:
-            detail += f"; the late answer was also {reply.fault}: {reply.detail}"
-        elif reply.action is not None and reply.action not in view.legal:
-            detail += f"; the late answer {format_action(reply.action)} was also illegal"
+            detail = reply.detail
+        else:
+            limit = time.move_ms + time.grace_ms
+            own = f" ({judgement.charged_ms:,.0f} ms of it the bot's own time)" if judgement.machine_ms > 0 else ""
+            detail = f"answered in {reply.ms:.0f} ms{own}; the limit was {time.move_ms} ms (+{limit - time.move_ms} ms grace) and the bank was empty"
+            if reply.fault is not None:
+                detail += f"; the late answer was also {reply.fault}: {reply.detail}"
+            elif reply.action is not None and reply.action not in view.legal:
+                detail += f"; the late answer {format_action(reply.action)} was also illegal"
+        if asks > 1 and held_last:
+            detail += (
+                f"; {asked_again_note(asks)}, and each time the machine kept the bot from the time it was told: "
+                "this may be the machine's fault rather than the bot's"
+            )
+        elif asks > 1:
+            detail += f"; {asked_again_note(asks)}: the machine held up the earlier asks, but the bot had its time on the last"
+        elif held_last:
+            detail += f"; the machine kept the bot from {judgement.machine_ms:,.0f} ms of it, and this was the last ask: this may be the machine's fault rather than the bot's"
         return view.legal[0], ("timeout", detail)
     if reply.fault is not None:
         return view.legal[0], (reply.fault, reply.detail)
@@ -240,7 +292,7 @@ def _judge(view: SeatView, reply: Reply, verdict: Verdict, time: TimeControl) ->
     assert action is not None
     if action not in view.legal:
         legal = " ".join(format_action(a) for a in view.legal)
-        return action, ("illegal", f"{format_action(action)} is not legal here; legal: {legal}")
+        return action, ("illegal", f"{why_illegal(view, action)}; legal: {legal}")
     return action, None
 
 

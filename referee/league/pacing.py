@@ -1,6 +1,7 @@
 """Games at once paced to the machine (docs/design.md §5, "A loaded machine"): while the
-machine holds up the bots' decisions (late answers excused as its, or asked again:
-:data:`referee.league.lateness.held_up`), the league plays fewer games at once, one fewer
+machine holds up the bots' decisions (late answers excused as its, or asked again: the
+:class:`~referee.league.lateness.HeldUp` the pacer owns, one per league, which its games
+note), the league plays fewer games at once, one fewer
 per check, down to one; once no decision has been held up for a while it plays more
 again, up to its ``concurrency``. Other programs keeping the machine busy without holding
 up a decision do not slow the league down (bench/NOTES.md, B12)."""
@@ -12,7 +13,7 @@ from dataclasses import dataclass
 
 import trio
 
-from referee.league.lateness import HeldUp, held_up
+from referee.league.lateness import HeldUp
 
 CHECK_S = 1.0  # how often the pace is checked
 WINDOW_S = 5.0  # the recent time judged at each check
@@ -43,12 +44,13 @@ class Pace:
 
 class Pacer:
     """A limit on the games played at once that follows :class:`Pace`. ``async with
-    pacer.slot():`` around each game; run :meth:`keep_pace` beside the games."""
+    pacer.slot():`` around each game; run :meth:`keep_pace` beside the games. ``held``:
+    the league's record of decisions held up (a new one by default); its games note in it."""
 
     def __init__(self, most: int, held: HeldUp | None = None) -> None:
         self.pace = Pace(max(1, most), max(1, most))
         self.limiter = trio.CapacityLimiter(self.pace.games)
-        self._held = held or held_up
+        self.held = held if held is not None else HeldUp()
         self.lowest = self.pace.games  # the fewest games at once it came down to (bench, tests)
 
     def slot(self) -> trio.CapacityLimiter:
@@ -58,7 +60,7 @@ class Pacer:
         """Check the pace every :data:`CHECK_S` seconds until cancelled."""
         while True:
             await trio.sleep(CHECK_S)
-            self.pace = self.pace.next(self._held.since(time.monotonic() - WINDOW_S))
+            self.pace = self.pace.next(self.held.since(time.monotonic() - WINDOW_S))
             if self.pace.games != self.limiter.total_tokens:
                 self.limiter.total_tokens = self.pace.games
                 self.lowest = min(self.lowest, self.pace.games)

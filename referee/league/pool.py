@@ -34,6 +34,7 @@ from referee.league.evidence import DecisionProbe
 from referee.league.lateness import heartbeat
 from referee.sandbox import TERM_GRACE_S, BotProcess, SandboxSettings, ask_to_stop, launch, stop
 from referee.sandbox.command import resolve_command
+from referee.sandbox.detail import names_a_limit, telling_lines
 from referee.transport.client import BotClient, DecisionAsk, HelloError, HelloInfo, ProtocolMismatch, Reply
 
 STUCK_AFTER = 2  # requests in a row unanswered by their deadline: the process is stuck
@@ -56,13 +57,15 @@ def _overloaded() -> bool:
 
 @dataclass(frozen=True)
 class BotEntry:
-    """A bot of the league: exactly one of ``command`` and ``address`` is set."""
+    """A bot of the league: exactly one of ``command`` and ``address`` is set; neither for
+    a seat a person plays (``human``: :mod:`referee.league.human`), which no pool starts."""
 
     name: str
     command: tuple[str, ...] = ()
     address: str | None = None
     directory: Path = Path(".")
     ro_paths: tuple[str, ...] = ()
+    human: bool = False
 
     @property
     def remote(self) -> bool:
@@ -90,13 +93,15 @@ class Lease:
 
     def decide(self, ask: DecisionAsk) -> Reply:
         """The match's blocking call (on the game's thread, ``referee.league.gamethread``).
-        A reply later than ``ask.time_left_ms`` carries the evidence of the machine's load
-        while it was awaited (:class:`referee.league.evidence.DecisionProbe`)."""
+        A reply later than the time the bot was told (``time_left_ms`` + ``bank_left_ms``),
+        or none by the deadline, carries the evidence of what held it up that the bot did
+        not cause (:class:`referee.league.evidence.DecisionProbe`)."""
         probe = self.probe
         mark = probe.mark() if probe is not None else None
         reply = self.client.decide_blocking(ask)
-        if mark is not None and probe is not None and (reply.fault == "timeout" or 0 < ask.time_left_ms < reply.ms):
-            reply = replace(reply, evidence=probe.evidence(mark))
+        late = reply.fault == "timeout" or 0 < ask.time_left_ms + ask.bank_left_ms < reply.ms  # past the time it was told
+        if mark is not None and probe is not None and late:
+            reply = replace(reply, evidence=probe.evidence(mark, answered=reply.fault != "timeout"))
         self.unanswered = self.unanswered + 1 if reply.fault == "timeout" else 0
         return reply
 
@@ -235,7 +240,7 @@ class BotPool:
         where one process per seat is quicker). ``starts_at_once``: bot processes started
         at the same time, however many games ask (a start-up storm would make every one of
         them slow)."""
-        self._bots = {bot.name: _BotSlots(bot) for bot in bots}
+        self._bots = {bot.name: _BotSlots(bot) for bot in bots if not bot.human}  # people are seated by the league
         remote = [bot.name for bot in bots if bot.remote]
         self._counts: Counts = counts if counts is not None else LeagueCounts(max_restarts, restarts, remote=remote)
         self._run_dir = run_dir
@@ -418,7 +423,7 @@ class BotPool:
             process.kill()
             self._count_failure(slots)
             return outcome
-        lease = Lease(entry.name, client, process, outcome, probe=DecisionProbe(process.pid))
+        lease = Lease(entry.name, client, process, outcome, probe=DecisionProbe(process.pid, cgroup=process.cgroup_path))
         process.note(f"Hello: protocol {outcome.major}.{outcome.minor}; {asked_over(outcome)}")
         self._live.append(lease)
         return lease
@@ -481,11 +486,11 @@ class BotPool:
                 detail += f"; {exit_detail}"
                 answer = f"{answer}; {exit_detail}" if answer else exit_detail
                 reason = exit_detail
-            head = process.stderr_head(500).strip()
+            head = "\n".join(telling_lines(process.stderr_head(500)))
             if head:
                 detail += f"; stderr: {head}"
-            last = [line.strip() for line in process.stderr_tail(2000).splitlines() if line.strip()]
-            if last and exit_detail:
+            last = telling_lines(process.stderr_tail(2000))
+            if last and exit_detail and not names_a_limit(exit_detail):
                 reason = last[-1]
             detail += f"; ran: {self._ran(process.name)}; log {process.log_path}"
         ms = (trio.current_time() - started) * 1000

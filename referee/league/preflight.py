@@ -17,7 +17,7 @@ process it started before the league starts its own.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -38,38 +38,45 @@ class BotTrouble:
     log: Path | None = None
 
 
-async def check_bots(spec: LeagueSpec) -> list[BotTrouble]:
+async def check_bots(spec: LeagueSpec, started: Callable[[int], object] = lambda done: None) -> list[BotTrouble]:
     """Start every bot of ``spec`` once, all at once, under the league's sandbox and time
     control (a remote bot: connect and ask Hello), then stop them; -> the bots that did not
-    start, in the league's order. Raises HostError (of the first such bot in the league's
-    order, once every bot was tried) when the host cannot run a bot."""
+    start, in the league's order. ``started(done)`` is told how many bots have answered or
+    failed so far, as each does (the screen counts them). Raises HostError (of the first
+    such bot in the league's order, once every bot was tried) when the host cannot run a
+    bot."""
     failures: dict[str, StartFailure | HostError] = {}
+    done = 0
+    bots = [bot for bot in spec.bots if not bot.human]  # a person's seat starts no process
     async with BotPool(
-        spec.bots,
+        bots,
         run_dir=spec.run_dir / "check",
         sandbox=spec.sandbox,
         time=spec.time,
         max_restarts=spec.faults.max_restarts,
-        processes_at_once=len(spec.bots),
+        processes_at_once=max(1, len(bots)),
     ) as pool:
 
         async def start(name: str) -> None:
+            nonlocal done
             try:
                 got = await pool.acquire(name)
             except HostError as error:
                 failures[name] = error
-                return
+                got = None
             if isinstance(got, StartFailure):
                 failures[name] = got
+            done += 1
+            started(done)
 
         async with trio.open_nursery() as nursery:
-            for bot in spec.bots:
+            for bot in bots:
                 nursery.start_soon(start, bot.name)
-    host = [failure for bot in spec.bots if isinstance(failure := failures.get(bot.name), HostError)]
+    host = [failure for bot in bots if isinstance(failure := failures.get(bot.name), HostError)]
     if host:
         raise host[0]
     troubles = []
-    for bot in spec.bots:
+    for bot in bots:
         failure = failures.get(bot.name)
         if isinstance(failure, StartFailure):
             troubles.append(BotTrouble(bot.name, failure.reason or failure.detail, failure.log))

@@ -13,6 +13,15 @@ site (also ``referee serve`` in another process) compute the same numbers.
   within M minutes at the same rate is counted, as the budget decides at every round's
   end (:mod:`referee.league.budget`). The total is an estimate (shown with ``~``), capped
   by ``games = N`` when both are given; ``stop = "separated"`` may end it sooner.
+
+**The rate** of the estimates (:func:`steady_rate`) is the games per second since a
+*mark*: the start of the run's second round (a movement: its first round starts the bot
+processes), or the first game it stored (any other format). Until a game is stored after
+the mark the ETA reads "estimating…": a rate taken over the start-up would promise a
+league several times longer than it is. **The time** is one clock for every surface: the
+seconds played over every run, each run counted from its command's start (the bots'
+start-up included, as the class waits through it) to the end of its last game; once the
+league is over it stops.
 """
 
 from __future__ import annotations
@@ -93,13 +102,31 @@ class LeagueProgress:
 
 
 def games_per_second(done: int, games_before: int, session_s: float, elapsed_s: float) -> float | None:
-    """The league's rate: this run's games over this run's seconds, else (a resumed league
-    before its first game) all games over all seconds played; None when nothing is known."""
+    """The league's rate over the whole run, start-up included: this run's games over this
+    run's seconds, else (a resumed league before its first game) all games over all seconds
+    played; None when nothing is known. The budget's decisions use it (cautious: the
+    start-up makes it low)."""
     if session_s > 0 and done > games_before:
         return (done - games_before) / session_s
     if elapsed_s > 0 and done:
         return done / elapsed_s
     return None
+
+
+Mark = tuple[int, float]  # (games stored, seconds into the run) when the steady rate's measure began
+
+
+def steady_rate(done: int, mark: Mark | None, session_s: float) -> float | None:
+    """Games per second since ``mark`` (module doc); None before a game is stored after it.
+
+    >>> steady_rate(130, (60, 70.0), 110.0)  # 70 games in the 40 s since round 2 began
+    1.75
+    >>> steady_rate(60, (60, 70.0), 75.0) is None  # round 2 began, none of its games stored yet
+    True
+    """
+    if mark is None or done <= mark[0] or session_s <= mark[1]:
+        return None
+    return (done - mark[0]) / (session_s - mark[1])
 
 
 def league_progress(
@@ -114,8 +141,9 @@ def league_progress(
     line: str | None = None,
 ) -> LeagueProgress:
     """The progress of a league of ``plan`` with ``done`` games stored, ``rounds_started``
-    movement rounds begun, ``elapsed_s`` seconds played and ``rate`` games per second (see
-    the module doc for the estimate). A finished league has planned what it played."""
+    movement rounds begun, ``elapsed_s`` seconds played and ``rate`` games per second (the
+    steady rate, :func:`steady_rate`; None: no estimate yet). A finished league has
+    planned what it played."""
     rounds: int | None = None
     current: int | None = None
     approximate = plan.may_stop_early
@@ -205,13 +233,13 @@ def round_text(progress: LeagueProgress) -> str | None:
 
 
 def eta_text(progress: LeagueProgress) -> str:
-    """``"ETA 6:02"``, ``"ETA ~6:02 (budget 10:00)"``, ``"ETA —"``; the end once over:
-    ``"finished: time budget"``."""
+    """``"ETA 6:02"``, ``"ETA ~6:02 (budget 10:00)"``, ``"ETA estimating…"`` (no steady
+    rate yet); the end once over: ``"finished: time budget"``."""
     if progress.over:
         return STATE_WORDS[progress.state] + (f": {progress.reason}" if progress.reason and progress.state != "interrupted" else "")
     budget = f" (budget {clock_text(progress.budget_s)})" if progress.budget_s is not None else ""
     if progress.eta_s is None:
-        return f"ETA —{budget}"
+        return f"ETA estimating…{budget}"
     return f"ETA {'~' if progress.approximate else ''}{clock_text(progress.eta_s)}{budget}"
 
 

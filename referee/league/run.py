@@ -6,7 +6,7 @@ transaction, so an interrupted league loses only the games in progress (docs/des
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -14,6 +14,7 @@ from typing import Protocol
 
 import trio
 
+from referee.errors import ConfigError
 from referee.game.cards import Card
 from referee.game.engine import Game
 from referee.game.faults import FaultPolicy
@@ -23,7 +24,9 @@ from referee.game.rules import Rules
 from referee.game.timecontrol import TimeControl
 from referee.league.counts import LeagueCounts
 from referee.league.gamethread import Stopped, run_game_thread
+from referee.league.human import HumanSeat, People
 from referee.league.match import MatchResult, Player, play_match
+from referee.league.lateness import HeldUp
 from referee.league.pacing import Pacer
 from referee.league.pool import BotEntry, BotPool, Lease, StartFailure
 from referee.league.tracelog import TraceLog
@@ -101,11 +104,17 @@ async def run_league(
     store: ResultsStore,
     reporter: Reporter,
     runner: FixtureRunner | None = None,
+    *,
+    over: Callable[[], None] = lambda: None,
+    people: People | None = None,
 ) -> None:
     """Play every fixture not yet in ``store``, up to ``spec.concurrency`` at once; with
     :class:`Rounds`, round after round (each round finished before the next is asked for).
     ``runner`` plays them elsewhere (a Dask cluster); by default they are played here, the
     bot processes kept from one round to the next. Each game is stored as it ends.
+    ``over()`` is called once the last game is stored and no round follows, before the bot
+    processes are stopped (the screen says so, the league's clock stops there). ``people``:
+    the league's seats played by people (:mod:`referee.league.human`), played here only.
 
     Bot faults never stop the league. Cancellation (Ctrl-C) kills every bot process;
     games already stored stay stored. Restarts and withdrawals are the league's
@@ -115,8 +124,11 @@ async def run_league(
     remote = [bot.name for bot in spec.bots if bot.remote]
     counts = LeagueCounts(spec.faults.max_restarts, store.restart_counts(), remote=remote)
     if runner is not None:
+        if people is not None:
+            raise ConfigError("a league with people at its tables is played on this machine, not on a cluster")
         while (batch := rounds.next_round()) is not None:
             await play_round(partial(runner, counts=counts), spec, batch, store, reporter)
+        over()
         return
     async with BotPool(
         spec.bots,
@@ -129,7 +141,8 @@ async def run_league(
     ) as pool:
         pacer = Pacer(spec.concurrency)  # one pace for the whole league, round after round
         while (batch := rounds.next_round()) is not None:
-            await play_round(partial(run_fixtures, pool=pool, pacer=pacer), spec, batch, store, reporter)
+            await play_round(partial(run_fixtures, pool=pool, pacer=pacer, people=people), spec, batch, store, reporter)
+        over()
 
 
 async def play_round(
@@ -150,7 +163,14 @@ async def play_round(
 
 
 async def run_fixtures(
-    spec: LeagueSpec, fixtures: Sequence[Fixture], started: Started, finished: Finished, *, pool: BotPool, pacer: Pacer | None = None
+    spec: LeagueSpec,
+    fixtures: Sequence[Fixture],
+    started: Started,
+    finished: Finished,
+    *,
+    pool: BotPool,
+    pacer: Pacer | None = None,
+    people: People | None = None,
 ) -> None:
     """The local :class:`FixtureRunner` (with ``pool`` bound): up to ``spec.concurrency``
     games at once, fewer while the machine is overloaded (:mod:`referee.league.pacing`)."""
@@ -169,7 +189,7 @@ async def run_fixtures(
         nursery.start_soon(keep_pace)
         async with trio.open_nursery() as games:
             for _ in range(max(1, min(spec.concurrency, len(fixtures)))):
-                games.start_soon(_worker, spec, pool, receive.clone(), started, finished, pacer)
+                games.start_soon(_worker, spec, pool, receive.clone(), started, finished, pacer, people)
         pacing.cancel()
     receive.close()
 
@@ -181,27 +201,59 @@ async def _worker(
     started: Started,
     finished: Finished,
     pacer: Pacer,
+    people: People | None = None,
 ) -> None:
     async with fixtures:
         async for fixture in fixtures:
             async with pacer.slot():
                 started(fixture)
-                finished(await play_fixture(spec, pool, fixture))
+                finished(await play_fixture(spec, pool, fixture, held=pacer.held, people=people))
 
 
 async def play_fixture(
-    spec: LeagueSpec, pool: BotPool, fixture: Fixture, decks: Mapping[int, Sequence[Card]] | None = None
+    spec: LeagueSpec,
+    pool: BotPool,
+    fixture: Fixture,
+    decks: Mapping[int, Sequence[Card]] | None = None,
+    *,
+    held: HeldUp | None = None,
+    people: People | None = None,
 ) -> GameRecord:
     """Seat the fixture's bots, play the game, return its record (not yet stored).
 
     ``decks`` (round number -> 52 cards in deal order) fixes those rounds' decks (a deal
     file, ``referee play --deal``); other rounds are shuffled from the fixture's seed.
+    ``held``: the league's record of decisions the machine held up (its pace).
+    ``people``: the persons among the fixture's names are seated first (each plays one
+    game at a time, :meth:`People.seated`), on their own time control, their pages told
+    every move.
     """
+    if people is None or not any(name in people for name in fixture.seats):
+        return await _play_fixture(spec, pool, fixture, decks, {}, held=held)
+    async with people.seated(fixture.game_id, fixture.seats) as persons:
+        return await _play_fixture(spec, pool, fixture, decks, persons, people, held=held)
+
+
+async def _play_fixture(
+    spec: LeagueSpec,
+    pool: BotPool,
+    fixture: Fixture,
+    decks: Mapping[int, Sequence[Card]] | None,
+    persons: Mapping[int, HumanSeat],
+    people: People | None = None,
+    *,
+    held: HeldUp | None = None,
+) -> GameRecord:
     players: list[Player | None] = []
     startup_faults: list[FaultRecord] = []
     leases: list[Lease | None] = []
     withdrawn: list[bool] = []
-    for seat, (name, got) in enumerate(zip(fixture.seats, await _seat_all(pool, fixture))):
+    for seat, (name, got) in enumerate(zip(fixture.seats, await _seat_all(pool, fixture, skip=persons))):
+        if seat in persons:
+            players.append(persons[seat])
+            leases.append(None)
+            withdrawn.append(False)
+            continue
         if isinstance(got, StartFailure):
             startup_faults.append(FaultRecord(got.kind, seat, name, None, got.detail, got.request, got.answer, got.ms))
             got = None
@@ -211,11 +263,20 @@ async def play_fixture(
     game = Game(len(fixture.seats), spec.rules, fixture.seed, game_id=fixture.game_id, first_dealer=fixture.first_dealer, decks=decks)
     crashed_seats: set[int] = set(range(len(leases)))  # if the game is cancelled, start afresh
     trace = TraceLog.for_game(spec.run_dir, fixture.game_id, fixture.seats) if spec.faults.trace else None
+
+    def moved() -> None:  # on the game's thread: each person's page follows the game
+        for human in persons.values():
+            human.show(game.view(human.seat), game.events)
+
     def play(stopped: Stopped) -> MatchResult:
-        return play_match(game, players, spec.time, spec.faults, startup_faults=startup_faults, trace=trace, stopped=stopped)
+        moved()
+        return play_match(
+            game, players, spec.time, spec.faults, startup_faults=startup_faults, trace=trace, stopped=stopped, held=held,
+            seat_time={seat: human.time for seat, human in persons.items()}, moved=moved if persons else None,
+        )  # fmt: skip
 
     try:
-        result = await run_game_thread(play, on_stop=partial(_hang_up, leases), name=f"game {fixture.game_id}")
+        result = await run_game_thread(play, on_stop=partial(_hang_up, leases, people), name=f"game {fixture.game_id}")
         crashed_seats = result.crashed
         pool.count_crashes(fixture.seats[seat] for seat in result.crashed)
         result.faults = [_lead_to_log(fault, leases[fault.seat], fixture.game_id) for fault in result.faults]
@@ -247,9 +308,9 @@ async def play_fixture(
     )
 
 
-async def _seat_all(pool: BotPool, fixture: Fixture) -> list[Lease | StartFailure | None]:
-    """Every seat's lease (as :meth:`BotPool.acquire` gives it), in seat order, the seats
-    acquired at once: a game whose bots need new processes starts them side by side (the
+async def _seat_all(pool: BotPool, fixture: Fixture, skip: Collection[int] = ()) -> list[Lease | StartFailure | None]:
+    """Every seat's lease (as :meth:`BotPool.acquire` gives it), in seat order (None for the
+    seats in ``skip``: people's), the seats acquired at once: a game whose bots need new processes starts them side by side (the
     pool still starts one process per bot at a time, and at most ``starts_at_once`` in all).
     Raises what the first failing seat's acquire raised (a :class:`~referee.errors.HostError`,
     or a bot the pool does not know), as it raised it, once every seat was tried, the leases
@@ -265,7 +326,8 @@ async def _seat_all(pool: BotPool, fixture: Fixture) -> list[Lease | StartFailur
 
     async with trio.open_nursery() as nursery:
         for seat, name in enumerate(fixture.seats):
-            nursery.start_soon(seat_one, seat, name)
+            if seat not in skip:
+                nursery.start_soon(seat_one, seat, name)
     if failed:
         for lease in got:
             if isinstance(lease, Lease):
@@ -284,9 +346,12 @@ def _lead_to_log(fault: FaultRecord, lease: Lease | None, game_id: str) -> Fault
     return fault
 
 
-def _hang_up(leases: Sequence[Lease | None]) -> None:
+def _hang_up(leases: Sequence[Lease | None], people: People | None = None) -> None:
     """Close the game's connections (the league is interrupted): a call in flight ends at
-    once instead of at its deadline (none under the debug preset)."""
+    once instead of at its deadline (none under the debug preset), and so does a wait for a
+    person's answer."""
+    if people is not None:
+        people.stop()
     for lease in leases:
         if lease is not None:
             lease.client.close()

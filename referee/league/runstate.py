@@ -9,9 +9,11 @@
   movement round and when the run ends;
 - ``rounds_started``: movement rounds begun (:mod:`referee.league.budget`);
 - ``run``: this run (JSON): ``state`` (``running``, ``finished``, ``interrupted``),
-  ``started`` (POSIX s), ``seconds_before`` and ``games_before`` (what earlier runs
-  played), ``heartbeat`` (POSIX s, every :data:`HEARTBEAT_S` while it runs), and at the
-  end ``reason`` (a :data:`~referee.league.progress.StopReason`), ``line`` and ``ended``.
+  ``started`` (POSIX s: the command's start), ``seconds_before`` and ``games_before`` (what
+  earlier runs played), ``heartbeat`` (POSIX s, every :data:`HEARTBEAT_S` while it runs),
+  ``mark`` (games stored and seconds into the run when the steady rate's measure began,
+  :func:`~referee.league.progress.steady_rate`), and at the end ``reason`` (a
+  :data:`~referee.league.progress.StopReason`), ``line`` and ``ended``.
 
 A run whose heartbeat is older than :data:`STALE_S` is shown as ``stopped``: its referee
 was killed or the machine stopped, and nothing said so.
@@ -26,7 +28,7 @@ from typing import Any
 
 import trio
 
-from referee.league.progress import LeagueProgress, Plan, State, games_per_second, league_progress
+from referee.league.progress import LeagueProgress, Mark, Plan, State, games_per_second, league_progress, steady_rate
 from referee.results.store import ResultsStore
 
 HEARTBEAT_S = 5.0
@@ -37,8 +39,11 @@ class RunClock:
     """This run of a league: its seconds (``clock``: monotonic s) added to those of earlier
     runs, its state in the store (``wall``: POSIX s, for other processes), its progress.
 
-    Call :meth:`start` before the first game, :meth:`end` when it ends (also when it is
-    interrupted). StoreError from the store's writes."""
+    Call :meth:`start` before the first game (``at``: the command's start, so that the
+    bots' start-up counts), :meth:`round_begins` as each movement round starts and
+    :meth:`game_stored` as each game is stored (the steady rate's mark), :meth:`end` when
+    the last game is over (also when it is interrupted): the clock stops there. StoreError
+    from the store's writes."""
 
     def __init__(
         self,
@@ -57,6 +62,9 @@ class RunClock:
         self.games_before = store.game_count()
         self.rounds_started = int(meta.get("rounds_started", 0) or 0)  # kept by the movement's rounds
         self._started: float | None = None
+        self._stopped: float | None = None  # the session's seconds when the run ended
+        self._mark: Mark | None = None
+        self._rounds_begun = 0  # movement rounds begun in this run
         self._state: State = "starting"
         self._reason: str | None = None
         self._line: str | None = None
@@ -70,15 +78,17 @@ class RunClock:
     def ended(self) -> bool:
         return self._state in ("finished", "interrupted")
 
-    def start(self) -> None:
-        """Begin this run's clock and mark the league running (idempotent)."""
+    def start(self, at: float | None = None) -> None:
+        """Begin this run's clock (from ``at``, a reading of ``clock`` taken earlier, e.g.
+        when the command started; default now) and mark the league running (idempotent)."""
         if self._started is not None:
             return
-        self._started = self._clock()
+        now_clock = self._clock()
+        self._started = now_clock if at is None else min(at, now_clock)
         now = self._wall()
         self._record = {
             "state": "running",
-            "started": now,
+            "started": now - (now_clock - self._started),
             "heartbeat": now,
             "seconds_before": self.seconds_before,
             "games_before": self.games_before,
@@ -87,16 +97,45 @@ class RunClock:
         self._write()
 
     def session_s(self) -> float:
+        """This run's seconds so far (fixed once it ended)."""
+        if self._stopped is not None:
+            return self._stopped
         return 0.0 if self._started is None else self._clock() - self._started
+
+    def round_begins(self, done: int) -> None:
+        """A movement round begins with ``done`` games stored: the second one of this run
+        marks the start of the steady rate (the first started the bots)."""
+        self._rounds_begun += 1
+        if self._rounds_begun == 2 and self._mark is None:
+            self._set_mark(done)
+
+    def game_stored(self, done: int) -> None:
+        """A game was stored (``done`` stored now): outside a movement, the first one of
+        this run marks the start of the steady rate."""
+        if self._mark is None and not self.plan.games_per_round and done > self.games_before:
+            self._set_mark(done)
+
+    def _set_mark(self, done: int) -> None:
+        self._mark = (done, self.session_s())
+        self._record["mark"] = list(self._mark)
+        if self._started is not None:
+            self._write()
 
     def seconds_played(self) -> float:
         """Seconds played over every run of the league, this one included."""
         return self.seconds_before + self.session_s()
 
     def rate(self, done: int | None = None) -> float | None:
-        """Games per second (:func:`~referee.league.progress.games_per_second`)."""
+        """Games per second over the whole run (:func:`~referee.league.progress.games_per_second`):
+        what the budget decides by."""
         done = self.store.game_count() if done is None else done
         return games_per_second(done, self.games_before, self.session_s(), self.seconds_played())
+
+    def steady(self, done: int | None = None) -> float | None:
+        """Games per second since the mark (:func:`~referee.league.progress.steady_rate`):
+        what the estimates shown use."""
+        done = self.store.game_count() if done is None else done
+        return steady_rate(done, self._mark, self.session_s())
 
     def save(self) -> None:
         """Store the seconds played so far and a heartbeat."""
@@ -111,6 +150,8 @@ class RunClock:
         anything else finished), ``line`` what the terminal said."""
         if self._started is None:
             self.start()
+        if self._stopped is None:
+            self._stopped = self.session_s()
         self._state = "interrupted" if reason == "interrupted" else "finished"
         self._reason, self._line = reason, line
         self._record.update(state=self._state, reason=reason, line=line, ended=self._wall())
@@ -134,7 +175,7 @@ class RunClock:
             done=done,
             rounds_started=self.rounds_started if self.plan.games_per_round else 0,
             elapsed_s=self.seconds_played(),
-            rate=self.rate(done),
+            rate=self.steady(done),
             state=state,
             reason=self._reason,
             line=self._line,
@@ -156,6 +197,7 @@ def stored_progress(meta: Mapping[str, str], done: int, now: float, *, legacy_pl
     seconds = float(meta.get("seconds_played", 0.0) or 0.0)
     session = 0.0
     games_before = int(run.get("games_before", 0))
+    mark = run.get("mark")
     if state == "running" and now - float(run.get("heartbeat", now)) > STALE_S:
         state = "stopped"  # the seconds stay those last saved
     elif state == "running":
@@ -168,7 +210,7 @@ def stored_progress(meta: Mapping[str, str], done: int, now: float, *, legacy_pl
         done=done,
         rounds_started=int(meta.get("rounds_started", 0)) if plan.games_per_round else 0,
         elapsed_s=seconds,
-        rate=games_per_second(done, games_before, session, seconds),
+        rate=steady_rate(done, (int(mark[0]), float(mark[1])) if isinstance(mark, list) and len(mark) == 2 else None, session),
         state=state,
         reason=run.get("reason"),
         line=run.get("line"),

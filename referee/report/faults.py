@@ -21,7 +21,7 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
-from referee.checkbot.describe import describe_request, legal_answers
+from referee.checkbot.describe import describe_request, fault_in_words, legal_answers
 from referee.game.records import FAULT_KINDS
 from referee.report.safe_text import safe_text
 from referee.results.store import StoredFault
@@ -90,7 +90,8 @@ def print_fault(console: Console, stored: StoredFault, *, full: bool = False, lo
     if fault.ms is not None:
         head.append(f"  {fault.ms:.1f} ms")
     console.print(head, soft_wrap=True)
-    lines = [("why", fault.detail), ("asked", asked_line(stored)), ("answered", fault.answer or "(nothing)")]
+    why, answered = fault_in_words(fault.kind, fault.detail, fault.answer, fault.ms, paths=True)  # no gRPC words: what happened, plainly
+    lines = [("why", why), ("asked", asked_line(stored)), ("answered", answered)]
     legal = legal_answers(fault.request) if fault.kind not in ("startup", "protocol") else []
     if legal:
         lines.append(("legal", " ".join(legal)))
@@ -105,17 +106,19 @@ def print_fault(console: Console, stored: StoredFault, *, full: bool = False, lo
 
 
 def overload_line(overloads: Mapping[str, tuple[int, int]]) -> str | None:
-    """One line saying how many late answers were the machine's and not charged
-    (docs/design.md §5), per bot; None when there were none. ``overloads``: bot ->
-    (late answers excused, of those asked again), as ``ResultsStore.overloads`` gives it."""
+    """One line saying how many decisions the machine held up (docs/design.md §5), per
+    bot; None when there were none. ``overloads``: bot -> (decisions held up, of those
+    asked again), as ``ResultsStore.overloads`` gives it. A decision asked again is
+    explained where it is counted."""
     total = sum(count for count, _ in overloads.values())
     if not total:
         return None
     again = sum(asked for _, asked in overloads.values())
     per_bot = ", ".join(f"{plain(bot)} {count}" for bot, (count, _) in sorted(overloads.items(), key=lambda item: (-item[1][0], item[0])))
     return (
-        f"referee overloaded: {total} late answer{'s were' if total != 1 else ' was'} the machine's, not the bot's, "
-        f"and not charged ({per_bot}; {again} asked again); each bot's log says which"
+        f"referee overloaded: the machine, not the bot, held up {total} decision{'s' if total != 1 else ''} ({per_bot}); "
+        f"{again} {'were' if again != 1 else 'was'} asked again (with a fresh deadline, at most 4 times); "
+        "only the bot's own time was charged; each bot's log says which"
     )
 
 

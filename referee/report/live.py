@@ -18,7 +18,7 @@ from rich.table import Table
 from rich.text import Text
 
 from referee.game.records import GameRecord
-from referee.league.progress import LeagueProgress, games_text, progress_parts
+from referee.league.progress import LeagueProgress, clock_text, games_text, progress_parts
 from referee.report.fit import fit_columns, footnote, lines_of
 from referee.report.standings_table import DROP_ORDER, standings_table
 from referee.schedule.fixture import Fixture
@@ -61,6 +61,10 @@ class PlainReporter:
     def __enter__(self) -> PlainReporter:
         self.console.print(STARTING, highlight=False, markup=False)
         return self
+
+    def finishing(self) -> None:
+        """Every game is played: say that the final standings come next."""
+        self.console.print(ending_line(self.progress(self.done)), highlight=False, markup=False)
 
     def __exit__(self, *exc: object) -> None:
         return None
@@ -134,6 +138,7 @@ class LiveReporter:
         self._read_cost = 0.0
         self._last: GameRecord | None = None
         self._current: Standings | None = None
+        self._ending = False
         self._live = Live(console=console, refresh_per_second=1 / REDRAW_S, transient=True, get_renderable=self.view)
 
     def __enter__(self) -> LiveReporter:
@@ -161,11 +166,18 @@ class LiveReporter:
         self._last = record
         self.read_standings()
 
+    def finishing(self) -> None:
+        """Every game is played: the status line says the final standings come next (the
+        bots are stopped meanwhile), and the standings shown are the last ones."""
+        self._ending = True
+        self.read_standings(force=True)
+        self._live.refresh()
+
     def view(self) -> RenderableType:
         """What the terminal shows now (fitted to its width and height); the display's
         redraw calls it."""
         last = "" if self._last is None else placement_line(self._last)
-        status = None if last else STARTING
+        status = ending_line(self.progress.progress()) if self._ending else None if last else STARTING
         return live_view(self.console, self.progress, self._current, status=status, last=last, site=self.site)
 
     def read_standings(self, force: bool = False) -> None:
@@ -186,6 +198,12 @@ STANDINGS_SHARE = 0.1  # the most of the time spent reading the standings for it
 STARTING = "starting the bots… (standings appear as games finish)"
 
 
+def ending_line(progress: LeagueProgress) -> str:
+    """``"all 900 games played in 9:24: writing the final standings…"`` (the league's play
+    time, as every surface shows it)."""
+    return f"all {progress.done:,} games played in {clock_text(progress.elapsed_s)}: writing the final standings…"
+
+
 def site_line(url: str) -> Text:
     """``site: http://127.0.0.1:8000/`` as the live display keeps it on top."""
     text = Text("site: ", style="bold")
@@ -196,11 +214,12 @@ def site_line(url: str) -> Text:
 def live_view(
     console: Console, progress: RenderableType, standings: Standings | None, *, status: str | None, last: str, site: str | None = None
 ) -> RenderableType:
-    """The live screen at the console's width and height: the site's address (``site``,
-    never scrolled away), the status line (while bots start), the progress line, the last
-    game (cut with … if long), then the standings with columns dropped to fit the width (a
-    footnote names them) and, when there are more bots than lines, the top rows and a
-    line saying how many more."""
+    """The live screen at the console's width and height, every line of it (what was
+    printed before scrolls above it, so its top line is always its own): the site's
+    address (``site``), the status line (while bots start, and once every game is played),
+    the progress line, the last game (cut with … if long), then the standings with columns
+    dropped to fit the width (a footnote names them) and, when there are more bots than
+    lines, the top rows and a line saying how many more."""
     width, height = console.width, console.height
     top: list[RenderableType] = []
     if site:
@@ -212,7 +231,7 @@ def live_view(
         top.append(Text(last, no_wrap=True, overflow="ellipsis"))
     if standings is None:
         return Group(*top)
-    budget = height - 1 - sum(lines_of(console, part, width) for part in top)  # the last line stays free for the cursor
+    budget = height - sum(lines_of(console, part, width) for part in top)
     shown = len(standings.rows)
     while True:
         table = fitted_standings(console, standings, width, rows=shown, title="Standings so far")

@@ -23,7 +23,7 @@ from referee.game.cards import parse_card
 from referee.game.engine import Game
 from referee.game.records import ActionRecord, FaultRecord, GameRecord
 from referee.game.rules import Rules
-from referee.game.timecontrol import SeatClock, TimeControl
+from referee.game.timecontrol import Evidence, SeatClock, TimeControl
 from referee.game.views import Event, SeatView, parse_action
 from referee.transport.codec import request_json, request_to_view, view_to_request
 
@@ -80,7 +80,7 @@ def seat_requests(record: GameRecord, seat: int, time: TimeControl | None) -> li
     for index, forfeiter in record.forfeits:
         forfeits.setdefault(index, []).append(forfeiter)
     faults = {fault.decision: fault for fault in record.faults if fault.decision is not None}
-    charged = {overload.decision: overload.charged_ms for overload in record.overloads}  # the machine's lateness excused
+    machine = {o.decision: o.excused_ms[-1] for o in record.overloads if o.excused_ms}  # the machine's share of the last ask
     events_sent = [0] * len(record.seats)  # as SeatState.events_sent in referee.league.match
     clocks = [time.clock() for _ in record.seats] if time is not None else None
     last_ms: list[float | None] = [None] * len(record.seats)  # as SeatState.last_ms in referee.league.match
@@ -97,7 +97,7 @@ def seat_requests(record: GameRecord, seat: int, time: TimeControl | None) -> li
                 sent.append(_request(index, view, events, action, fault, time, clocks, last_ms[action.seat]))
             last_ms[action.seat] = action.ms
             if clocks is not None:
-                _charge(clocks[action.seat], action, fault, charged.get(index))
+                _charge(clocks[action.seat], action, fault, machine.get(index))
         game.apply(action.seat, parse_action(action.action))
     return sent
 
@@ -131,10 +131,14 @@ def _request(
     return SentRequest(index, action.seat, seen, tuple(seen_events), text, time_left, bank_left, action, fault, matches)
 
 
-def _charge(clock: SeatClock, action: ActionRecord, fault: FaultRecord | None, charged_ms: float | None = None) -> None:
-    """Spend the seat's bank as ``referee.league.match`` did (:meth:`SeatClock.judge`):
-    every answer is settled, whatever it held; a timeout empties the bank; a late answer
-    that was the machine's is charged only ``charged_ms`` (its ``OverloadRecord``)."""
+def _charge(clock: SeatClock, action: ActionRecord, fault: FaultRecord | None, machine_ms: float | None = None) -> None:
+    """Settle the seat's clock as ``referee.league.match`` did, by the same rule
+    (:meth:`SeatClock.judge`) on the evidence the record keeps: the machine's share of the
+    last ask of a decision it held up (its ``OverloadRecord``). A recorded timeout was
+    charged at its last ask whatever it held."""
     if action.ms is None:
         return
-    clock.settle_reply(charged_ms if charged_ms is not None else action.ms, fault.kind if fault is not None and fault.kind != "illegal" else None)
+    timed_out = fault is not None and fault.kind == "timeout"
+    transport = "timeout" if timed_out else (fault.kind if fault is not None and fault.kind != "illegal" else None)
+    evidence = Evidence.recorded(machine_ms) if machine_ms is not None and not timed_out else None
+    clock.judge(action.ms, transport, evidence, last_ask=True)

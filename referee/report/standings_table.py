@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from collections import Counter
-
 from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
 from referee.game.records import FAULT_KINDS
-from referee.report.fit import fit_columns, footnote
+from referee.report.fit import fit_columns, footnote, natural_width
 from referee.standings.table import Standings
 from referee.standings.uncertainty import Interval
 
@@ -17,40 +15,50 @@ HEAD_TO_HEAD_MAX_BOTS = 12  # the terminal shows the head-to-head table up to th
 
 
 def verdict_lines(standings: Standings) -> list[str]:
-    """The lines under the table: a verdict on each pair of places the league asks to
-    decide, then the summary (:mod:`referee.standings.verdicts`); none before any game."""
+    """The verdicts under the table: a verdict in words on each pair of places the league
+    asks to decide, the places the podium's bots may hold, then the summary
+    (:mod:`referee.standings.verdicts`); none before any game."""
     if standings.games == 0:
         return []
     return standings.verdicts.lines()
 
 
+def note_lines(standings: Standings) -> list[str]:
+    """Every line under the table: what the groups mean (once there are letters to read),
+    then the verdicts."""
+    groups = [standings.claims()["groups"]] if any(row.group for row in standings.rows) else []
+    return [*groups, *verdict_lines(standings)]
+
+
 # Headers of the columns a narrow terminal drops, first named first (referee.report.fit);
 # the rank, bot, strength, points and faults never drop. A header that the table does not
 # have is skipped ("rating μ±σ" is the rating's header where it shows sigma).
-DROP_ORDER: tuple[str, ...] = ("ms p50/p95", "rating μ±σ", "win%", "place", "games", "wins", "pts/g", "95% interval")
+DROP_ORDER: tuple[str, ...] = ("ms p50/p95", "rating μ±σ", "win%", "mean place", "games", "wins", "pts/g", "95% interval")
+NO_GAMES = "no games yet"
 
 
 def standings_table(standings: Standings, *, title: str = "Standings", rules_line: str | None = None) -> RenderableType:
-    """Rank (the rank set when the data allow several ranks, e.g. "1–3"; "2=" when exactly
-    tied), bot, strength (the ranking key: points per game adjusted for table-mates) and its
-    interval ("—" until the bot has enough units), raw points per game, games, win %, mean
-    placement ("place"), points, rating (mu ± sigma), faults by kind, decision times; under
-    it the verdict lines and the rules line."""
-    notes = [*verdict_lines(standings), *([rules_line] if rules_line else [])]
+    """Place ("3", "3=" when exactly tied, blank without games), the class's groups
+    (letters: bots with no letter in common are told apart; "—" until a bot has enough
+    units), bot, strength (the ranking key: points per game adjusted for table-mates; "no
+    games yet") and its interval ("—" until the bot has enough units), raw points per
+    game, games, win %, mean placement, points, rating (mu ± sigma), faults by kind,
+    decision times; under it the verdict lines, what the groups mean, and the rules line."""
+    notes = [*note_lines(standings), *([rules_line] if rules_line else [])]
     table = Table(title=title, title_style="bold", caption="\n".join(notes) or None, caption_justify="left")
     table.add_column("#", justify="right", no_wrap=True)
+    table.add_column("group", justify="left", style="bold magenta", no_wrap=True)
     table.add_column("bot", style="bold", no_wrap=True)
     table.add_column("strength", justify="right", style="bold cyan", no_wrap=True)
     table.add_column(f"{standings.confidence:.0%} interval", justify="right", no_wrap=True)
     table.add_column("pts/g", justify="right", no_wrap=True)
     table.add_column("games", justify="right")
     table.add_column("win%", justify="right")
-    table.add_column("place", justify="right")
+    table.add_column("mean place", justify="right")
     table.add_column("points", justify="right", no_wrap=True)
     table.add_column("rating μ±σ", justify="right", no_wrap=True)
     table.add_column("faults", justify="left", no_wrap=True)
     table.add_column("ms p50/p95", justify="right", no_wrap=True)
-    tied = Counter(row.rank for row in standings.rows)
     for row in standings.rows:
         name = Text(row.bot)
         if row.withdrawn:
@@ -60,9 +68,10 @@ def standings_table(standings: Standings, *, title: str = "Standings", rules_lin
         faults = ", ".join(f"{kind} {row.faults[kind]}" for kind in FAULT_KINDS if row.faults.get(kind))
         times = "-" if row.median_ms is None else f"{row.median_ms:.1f}/{row.p95_ms:.1f}"
         table.add_row(
-            _rank_cell(row.rank, row.rank_range, tied[row.rank]),
+            row.place_text,
+            row.group_text,
             name,
-            "-" if row.strength is None else f"{row.strength.estimate:.2f}",
+            Text(NO_GAMES, style="dim") if row.strength is None else f"{row.strength.estimate:.2f}",
             interval_text(row.strength),
             f"{row.points_per_game:.2f}" if row.games else "-",
             str(row.games),
@@ -83,14 +92,6 @@ def interval_text(strength: Interval | None) -> str:
     if strength.low is None or strength.high is None:
         return "—"
     return f"{strength.low:.2f}–{strength.high:.2f}"
-
-
-def _rank_cell(rank: int, rank_range: tuple[int, int], tied: int) -> str:
-    """``"3"``; ``"2="`` for an exact tie the data cannot order further; else the range ``"1–3"``."""
-    if tied > 1 and rank_range == (rank, rank + tied - 1):
-        return f"{rank}="
-    best, worst = rank_range
-    return str(rank) if best == worst else f"{best}–{worst}"
 
 
 def head_to_head_table(standings: Standings) -> RenderableType:
@@ -119,15 +120,26 @@ def head_to_head_table(standings: Standings) -> RenderableType:
 def print_standings(
     console: Console, standings: Standings, *, title: str, rules_line: str | None = None, head_to_head: bool | None = None
 ) -> None:
-    """The standings table (on a narrow console the columns of ``DROP_ORDER`` drop, with a
-    footnote), then the head-to-head table when ``head_to_head`` is True, or
-    by default when there are at most :data:`HEAD_TO_HEAD_MAX_BOTS` bots."""
+    """The standings table (on a narrow terminal the columns of ``DROP_ORDER`` drop, with a
+    footnote; to a file or a pipe every column is written, as wide as it needs), then the
+    head-to-head table when ``head_to_head`` is True, or by default when there are at most
+    :data:`HEAD_TO_HEAD_MAX_BOTS` bots."""
     table = standings_table(standings, title=title, rules_line=rules_line)
     parts: list[RenderableType] = [table]
-    if isinstance(table, Table):
+    width: int | None = None
+    if isinstance(table, Table) and not console.is_terminal:
+        width = max(console.width, natural_width(console, table, console.width))
+    elif isinstance(table, Table):
         note = footnote(fit_columns(console, table, console.width, DROP_ORDER), console.width)
         if note is not None:
             parts.append(note)
     if head_to_head or (head_to_head is None and 2 <= len(standings.rows) <= HEAD_TO_HEAD_MAX_BOTS and standings.games):
         parts.append(head_to_head_table(standings))
-    console.print(Group(*parts))
+    if width is None:
+        console.print(Group(*parts))
+        return
+    kept, console.width = console.width, width  # print() never goes wider than the console
+    try:
+        console.print(Group(*parts))
+    finally:
+        console.width = kept

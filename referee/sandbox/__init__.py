@@ -17,9 +17,10 @@ from referee.sandbox.modes import (
     RLIMITS_WARNING,
     bwrap_problem,
     league_mode,
+    refusals_unnamed,
     resolve_mode,
 )
-from referee.sandbox.process import TERM_GRACE_S, BotProcess, ask_to_stop, kill_all, live_processes, stop
+from referee.sandbox.process import TERM_GRACE_S, BotProcess, ask_to_stop, kill_all, live_processes, refused_calls, stop
 from referee.sandbox.settings import SandboxSettings
 
 __all__ = [
@@ -35,6 +36,8 @@ __all__ = [
     "launch",
     "league_mode",
     "live_processes",
+    "refusals_unnamed",
+    "refused_calls",
     "resolve_mode",
     "stop",
 ]

@@ -222,7 +222,7 @@ def _release(group: Path) -> None:
 
 
 RLIMITS_STAND_IN = (
-    "memory is bounded by RLIMIT_AS (not for Node, the JVM or Go), processes by RLIMIT_NPROC, and there is no CPU share"
+    "memory is bounded by RLIMIT_DATA (what each bot commits), processes by RLIMIT_NPROC, and there is no CPU share"
 )
 NO_CGROUP_WARNING = f"sandbox: no writable cgroup here: {RLIMITS_STAND_IN}"
 LEGACY_WARNING = f"sandbox: no cgroup v2 controllers here (the host has v1 only): {RLIMITS_STAND_IN}"

@@ -7,13 +7,16 @@ path, or a name on the referee's PATH. A path is run as given, never replaced by
 points to: ``/path/venv/bin/python`` runs that virtualenv (with its own packages), and under
 bubblewrap both the virtualenv and the installation it points into are mounted; so are the
 folders outside ``/usr`` a JVM's installation links into (Debian keeps its configuration in
-``/etc/java-<version>-openjdk``).
+``/etc/java-<version>-openjdk``). A script is looked into for the runtime it starts (its
+``#!`` line, or the ``node`` or ``java`` a shell script runs), so a ``run.sh`` or a
+``#!/usr/bin/env node`` bot gets what that runtime needs, as the runtime given directly does.
 """
 
 from __future__ import annotations
 
 import functools
 import os
+import re
 import shutil
 import stat
 import sys
@@ -24,19 +27,23 @@ from typing import Literal
 
 from referee.errors import BotError
 
-Runtime = Literal["python", "node", "java", "go", "other"]
+Runtime = Literal["python", "node", "java", "other"]
 
 SYSTEM_PREFIX = Path("/usr")
 
 
 @dataclass(frozen=True)
 class ResolvedCommand:
-    """``argv[0]`` is an absolute executable path; ``runtime_paths`` are host paths the
-    command needs read-only (besides /usr and the bot's directory)."""
+    """``argv[0]`` is an absolute executable path; ``runtime`` the language runtime it
+    starts, itself or through a script (:func:`script_runtime`); ``runtime_paths`` are host
+    paths the command needs read-only (besides /usr and the bot's directory); ``path_dirs``
+    go first on the bot's ``PATH`` under bubblewrap (the folder of the runtime a script
+    starts by name, where it is not in /usr)."""
 
     argv: tuple[str, ...]
     runtime: Runtime
     runtime_paths: tuple[Path, ...]
+    path_dirs: tuple[Path, ...] = ()
 
 
 def _under(path: Path, parent: Path) -> bool:
@@ -93,40 +100,60 @@ def _runtime(executable: Path) -> Runtime:
         return "node"
     if name in ("java", "javaw"):
         return "java"
-    if is_go_program(executable):
-        return "go"
     return "other"
 
 
-ELF_HEAD = 64 * 1024  # the program headers and the Go build id note lie in the first page or so
+SCRIPT_HEAD = 64 * 1024  # of a script, what is read to find the runtime it starts
+SHELLS = ("sh", "bash", "dash", "zsh", "ksh")
+_SHELL_RUNS = re.compile(rb"(?m)^[^#\n]*?(?:^|[\s;&|(])(?:exec\s+)?((?:\S*/)?(?:node|nodejs|java))(?=[\s;&|)]|$)")
 
 
-def is_go_program(path: Path) -> bool:
-    """Whether ``path`` is an ELF program built by Go: it carries the Go linker's build id
-    note (owner ``Go``, type 4) in a ``PT_NOTE`` segment within its first
-    :data:`ELF_HEAD` bytes. 64-bit little-endian ELF only; False for anything else, or a
-    file that cannot be read."""
+def script_runtime(path: Path) -> tuple[Runtime, str | None]:
+    """The runtime a script starts, and the program as the script names it: the
+    interpreter of its ``#!`` line (``#!/usr/bin/env node``, ``#!/usr/bin/node``), or, for a
+    shell script, the first ``node`` or ``java`` it runs (``exec java -cp build Main``).
+    ``("other", None)`` for anything else, or a file that cannot be read."""
     try:
         with open(path, "rb") as handle:
-            head = handle.read(ELF_HEAD)
+            head = handle.read(SCRIPT_HEAD)
     except OSError:
-        return False
-    if len(head) < 64 or head[:4] != b"\x7fELF" or head[4] != 2 or head[5] != 1:
-        return False
-    phoff, phentsize, phnum = int.from_bytes(head[32:40], "little"), int.from_bytes(head[54:56], "little"), int.from_bytes(head[56:58], "little")
-    for index in range(phnum):
-        header = head[phoff + index * phentsize : phoff + (index + 1) * phentsize]
-        if len(header) < 56 or int.from_bytes(header[0:4], "little") != 4:  # PT_NOTE
-            continue
-        offset, size = int.from_bytes(header[8:16], "little"), int.from_bytes(header[32:40], "little")
-        notes = head[offset : offset + size]
-        while len(notes) >= 12:
-            namesz, descsz, kind = (int.from_bytes(notes[i : i + 4], "little") for i in (0, 4, 8))
-            name = notes[12 : 12 + namesz]
-            if name == b"Go\x00\x00"[:namesz] and namesz == 4 and kind == 4:
-                return True
-            notes = notes[12 + (namesz + 3) // 4 * 4 + (descsz + 3) // 4 * 4 :]
-    return False
+        return "other", None
+    if not head.startswith(b"#!"):
+        return "other", None
+    line, _, body = head.partition(b"\n")
+    words = line[2:].decode(errors="replace").split()
+    if words and Path(words[0]).name == "env":
+        words = [word for word in words[1:] if not word.startswith("-") and "=" not in word]
+    if not words:
+        return "other", None
+    program = words[0]
+    runtime = _runtime(Path(program))
+    if runtime != "other":
+        return runtime, program
+    if Path(program).name in SHELLS and (found := _SHELL_RUNS.search(body)) is not None:
+        named = found.group(1).decode(errors="replace")
+        return _runtime(Path(named)), named
+    return "other", None
+
+
+def _outside_paths(executable: Path, bot_dir: Path) -> list[Path]:
+    """The installation an executable outside ``/usr`` and the bot's directory needs
+    mounted: where its links lead, the folder its path names, a virtualenv's packages."""
+    if _under(executable, bot_dir):
+        return []
+    given = _given_install_dir(executable)
+    needed = [] if _under(Path(os.path.realpath(executable)), SYSTEM_PREFIX) else [_install_dir(executable), given]
+    if (given / "pyvenv.cfg").is_file():
+        needed.append(given)  # a virtualenv, also of the system's Python: its packages
+    return [path for path in needed if not _under(path, SYSTEM_PREFIX)]
+
+
+def _program(named: str) -> Path | None:
+    """The program a script names, as the referee finds it: a path, else a name on PATH."""
+    if "/" in named:
+        return Path(named) if Path(named).is_file() else None
+    found = shutil.which(named)
+    return Path(found) if found is not None else None
 
 
 def resolve_command(command: Sequence[str], *, name: str, bot_dir: Path) -> ResolvedCommand:
@@ -139,7 +166,7 @@ def resolve_command(command: Sequence[str], *, name: str, bot_dir: Path) -> Reso
         raise BotError(f"bot {name!r}: empty command")
     first, rest = command[0], tuple(command[1:])
     if first in ("python", "python3"):
-        return ResolvedCommand((sys.executable, *rest), "python", python_paths())
+        return ResolvedCommand((sys.executable, *rest), "python", python_paths(), (Path(sys.executable).parent,))
     candidate = Path(first)
     found: Path | None = None
     if "/" in first:
@@ -158,15 +185,19 @@ def resolve_command(command: Sequence[str], *, name: str, bot_dir: Path) -> Reso
     if not stat.S_ISREG(mode) or not os.access(found, os.X_OK):
         raise BotError(f"bot {name!r}: command {first!r} is not an executable file ({found}; try chmod +x)")
     runtime = _runtime(found)
-    paths: tuple[Path, ...] = ()
+    runner: Path | None = found  # the runtime's program: the command's own, or the one a script starts
+    if runtime == "other":
+        runtime, named = script_runtime(found)
+        runner = _program(named) if named is not None else None
+    paths: list[Path] = []
+    path_dirs: tuple[Path, ...] = ()
     if Path(os.path.realpath(found)) == Path(os.path.realpath(sys.executable)):
-        runtime, paths = "python", python_paths()
-    elif runtime == "java":
-        paths = jvm_config_dirs(found)
-    if not _under(found, bot_dir):
-        given = _given_install_dir(found)
-        needed = [] if _under(Path(os.path.realpath(found)), SYSTEM_PREFIX) else [_install_dir(found), given]
-        if (given / "pyvenv.cfg").is_file():
-            needed.append(given)  # a virtualenv, also of the system's Python: its packages
-        paths = tuple(dict.fromkeys([*paths, *(path for path in needed if not _under(path, SYSTEM_PREFIX))]))
-    return ResolvedCommand((str(found), *rest), runtime, paths)
+        runtime, paths, path_dirs = "python", list(python_paths()), (Path(sys.executable).parent,)
+    elif runtime == "java" and runner is not None:
+        paths = list(jvm_config_dirs(runner))
+    paths += _outside_paths(found, bot_dir)
+    if runner is not None and runner != found:
+        paths += _outside_paths(runner, bot_dir)
+        if not _under(Path(os.path.realpath(runner)), SYSTEM_PREFIX):
+            path_dirs = (runner.absolute().parent,)
+    return ResolvedCommand((str(found), *rest), runtime, tuple(dict.fromkeys(paths)), path_dirs)

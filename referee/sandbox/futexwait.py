@@ -1,37 +1,38 @@
-"""Shared futex waits of bubblewrap bots, answered by the referee (docs/sandbox.md "Threat
-model": shared futexes).
+"""The referee's notifying seccomp filter for bubblewrap bots, and its supervisor
+(docs/sandbox.md "The allowlist", "Shared futexes").
 
-A futex without ``FUTEX_PRIVATE_FLAG`` on a file mapping is keyed by the file's inode and
-offset, the same in every sandbox: bots that both map a runtime file could pass each other
-data through waiters on it, so it must never reach the kernel. Refused at once with
-``EINVAL``, though, a wait that is legitimate turns into a busy loop: glibc's
-``pthread_join`` waits on the thread's tid with a shared futex and takes ``EINVAL`` as "look
-again" (the ``java`` launcher's first thread waits there for the JVM's whole life).
-
-So, where the kernel has seccomp user notification (Linux 5.0+; its filter built by
-libseccomp 2.5+):
+Where the kernel has seccomp user notification with its ``CONTINUE`` answer and shows a
+task's filters (Linux 5.9+; the filter built by libseccomp 2.5+):
 
 - one thread of the referee, the one that starts bubblewrap bots
-  (:func:`referee.sandbox.spawner.run_notified`), carries a seccomp filter that sends every
-  shared ``futex`` call to the referee (:func:`notify_program`). A filter is inherited by
-  every process started from that thread, kept across ``execve`` and never removed, so each
-  bot and all its descendants have it. Bubblewrap's own filter, stacked on it, then leaves
-  ``futex`` alone (:func:`referee.sandbox.seccomp.program`; of stacked filters the strictest
-  action wins: ``ERRNO`` before ``USER_NOTIF`` before ``ALLOW``);
+  (:func:`referee.sandbox.spawner.run_notified`), carries a filter (:func:`notify_program`)
+  that allows the allowlist (:mod:`referee.sandbox.allowlist`, private futexes only) and
+  what bubblewrap's own set-up needs, and sends every other call to the referee. A filter
+  is inherited by every process started from that thread, kept across ``execve`` and never
+  removed, so each bot and all its descendants have it. Bubblewrap's own filter, stacked on
+  it just before the bot runs, refuses the set-up calls to the bot
+  (:func:`referee.sandbox.seccomp.program`; of stacked filters the strictest action wins:
+  ``ERRNO`` before ``USER_NOTIF`` before ``ALLOW``);
 - one supervisor process (:mod:`referee.sandbox.futex_supervisor`; a process, so that it
-  answers whatever the referee's own threads hold) answers each such call one or two ticks
-  of :data:`ANSWER_DELAY_S` after it came, and never lets the real call run (no ``SECCOMP_USER_NOTIF_FLAG_CONTINUE``, whose check of the
-  arguments another thread of the bot could race): a wait (``FUTEX_WAIT``,
-  ``FUTEX_WAIT_BITSET``) with ``EAGAIN``, "the word changed: look again", any other
-  operation with ``EINVAL``, as bubblewrap's filter did (glibc ignores it on a wake). The
-  answer depends on nothing but the operation: it carries nothing from another bot. A
-  waiter looks again a few dozen times a second instead of millions. At most
-  :data:`MAX_ANSWERS_PER_S` are taken a second (the referee's own CPU); beyond that the
-  calls stay blocked in the kernel, costing nothing, and are answered later.
+  answers whatever the referee's own threads hold) answers each call: a shared futex call
+  one or two ticks of :data:`ANSWER_DELAY_S` after it came, and never lets it run (no
+  ``CONTINUE``, whose check of the arguments another thread of the bot could race): a wait
+  ``EAGAIN``, "the word changed: look again", anything else ``EINVAL``. Glibc's
+  ``pthread_join`` (the one shared wait of a process that shares no memory) then looks
+  again a few dozen times a second instead of millions. A bot's call off the allowlist is
+  refused at once (``EPERM`` or ``ENOSYS``, :func:`referee.sandbox.allowlist.refusal`) and
+  reported here once, which names it in the bot's log
+  (:func:`referee.sandbox.process.note_refused`). A call from the sandbox's own start
+  (bubblewrap setting up; it has not loaded the bot's filter yet) is let run.
 
-The listener is handed to the supervisor and closed in the referee: no bot ever holds it.
-Where user notification is missing (:func:`install_on_this_thread` returns None)
-bubblewrap's filter refuses every shared operation with ``EINVAL``, as before, and
+The listener never reaches a bot: it is close-on-exec, handed to the supervisor, and kept
+by the referee only to hand it to a replacement. **If the supervisor ends** (it was killed,
+it crashed), the referee says so in one line; a replacement answers the bots already
+running (a shared wait answered ``ENOSYS`` by a kernel with no listener makes glibc abort
+the bot, which would be charged for the host's trouble), and bots started from then on get
+bubblewrap's refusing filter (:func:`ended`). Where user notification is missing
+(:func:`install_on_this_thread` returns None), bubblewrap's refusing filter is the whole
+allowlist (shared futex calls refused with ``EINVAL``, refused calls not named), and
 :data:`UNAVAILABLE_WARNING` is said at start.
 """
 
@@ -40,6 +41,8 @@ from __future__ import annotations
 import ctypes
 import errno
 import functools
+import json
+import logging
 import os
 import socket
 import stat
@@ -49,22 +52,25 @@ import tempfile
 import threading
 from pathlib import Path
 
-from referee.sandbox import bwrap
+from referee.sandbox import allowlist, bwrap
 from referee.sandbox.futex_supervisor import (  # noqa: F401 (the constants are this module's API too)
     ANSWER_DELAY_S,
-    COUNT,
     FUTEX_CLOCK_REALTIME,
     FUTEX_PRIVATE_FLAG,
     FUTEX_WAIT,
     FUTEX_WAIT_BITSET,
     MAX_ANSWERS_PER_S,
+    PER_TICK,
+    RECORD,
     answer_errno,
 )
 
 UNAVAILABLE_WARNING = (
-    "sandbox: no seccomp user notification here (Linux 5.0+ and libseccomp 2.5+): a shared futex wait "
-    "fails at once, so a Java bot's first thread spins on a core while the bot runs"
+    "sandbox: no seccomp user notification here (Linux 5.9+ and libseccomp 2.5+): a shared futex wait "
+    "fails at once, so a Java bot's first thread spins on a core while the bot runs, and a call a bot is "
+    "refused is not named in its log"
 )
+REPLACEMENTS = 3  # supervisors started after the first one ended, for the bots already running
 
 # <linux/seccomp.h>
 SECCOMP_SET_MODE_FILTER = 1
@@ -72,6 +78,7 @@ SECCOMP_FILTER_FLAG_NEW_LISTENER = 1 << 3
 PR_SET_NO_NEW_PRIVS = 38
 
 enabled = True  # the benchmark sets it False to start bots as where notification is missing
+log = logging.getLogger("referee.sandbox")
 
 
 class _Fprog(ctypes.Structure):
@@ -80,16 +87,21 @@ class _Fprog(ctypes.Structure):
 
 @functools.cache
 def notify_program() -> bytes | None:
-    """The notifying filter (BPF, native architecture): a ``futex`` call without
-    ``FUTEX_PRIVATE_FLAG`` in its operation's low 32 bits (the kernel ignores the others) ->
-    ``SECCOMP_RET_USER_NOTIF``; everything else allowed. None where libseccomp, ``pyseccomp``
-    or its user-notification action (libseccomp 2.5+) is missing."""
+    """The notifying filter (BPF, native architecture): the allowlist
+    (:func:`referee.sandbox.allowlist.add_allowed`, ``clone`` with any flags), the set-up
+    calls bubblewrap makes (:data:`~referee.sandbox.allowlist.SETUP_ONLY`) and the calls
+    bubblewrap's filter refuses silently (:data:`~referee.sandbox.allowlist.SILENT`)
+    allowed; everything else -> ``SECCOMP_RET_USER_NOTIF`` (a shared ``futex`` among them).
+    None where libseccomp, ``pyseccomp`` or its user-notification action (libseccomp 2.5+)
+    is missing."""
     try:
         import pyseccomp as sc  # type: ignore[import-untyped]
 
-        rules = sc.SyscallFilter(defaction=sc.ALLOW)
+        rules = sc.SyscallFilter(defaction=sc.NOTIFY)
         rules.set_attr(sc.Attr.ACT_BADARCH, sc.ALLOW)  # bubblewrap's filter kills other architectures' calls
-        rules.add_rule(sc.NOTIFY, "futex", sc.Arg(1, sc.MASKED_EQ, FUTEX_PRIVATE_FLAG, 0))
+        allowlist.add_allowed(rules, sc, any_clone=True)
+        for name in (*allowlist.SETUP_ONLY, *allowlist.SILENT):
+            allowlist.add_rule(rules, sc.ALLOW, name)
         with tempfile.TemporaryFile() as exported:
             rules.export_bpf(exported)
             exported.seek(0)
@@ -98,17 +110,44 @@ def notify_program() -> bytes | None:
         return None
 
 
+def _number(name: str) -> int:
+    import pyseccomp as sc
+
+    return int(sc.resolve_syscall(sc.Arch.NATIVE, name))
+
+
+def _setup(filters: int) -> bytes:
+    """What the supervisor is told with the listener (:class:`futex_supervisor.Setup`)."""
+    eperm = sorted(number for name in allowlist.refused_names() if (number := _number(name)) >= 0)
+    setup = {
+        "futex": _number("futex"), "fcntl": _number("fcntl"), "socket": _number("socket"), "eperm": eperm,
+        "locks": list(allowlist.LOCK_COMMANDS), "filters": filters,
+    }  # fmt: skip
+    return json.dumps(setup).encode()
+
+
+def _filters_here() -> int | None:
+    """How many seccomp filters the calling thread carries (``Seccomp_filters``, Linux
+    5.9+), None where the kernel does not say."""
+    try:
+        with open(f"/proc/self/task/{threading.get_native_id()}/status") as status:
+            for line in status:
+                if line.startswith("Seccomp_filters:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError):
+        pass
+    return None
+
+
 def _install(program: bytes) -> int:
     """Load ``program`` on the calling thread with a new listener; -> the listener (close
     on exec). Without ``CAP_SYS_ADMIN`` (a normal user) the thread first sets
     ``no_new_privs``, which its children inherit. Raises OSError."""
     libc = ctypes.CDLL(None, use_errno=True)
     libc.syscall.restype = ctypes.c_long
-    import pyseccomp as sc
-
-    number = sc.resolve_syscall(sc.Arch.NATIVE, "seccomp")
     code = ctypes.create_string_buffer(program, len(program))
     fprog = _Fprog(len(program) // 8, ctypes.cast(code, ctypes.c_void_p))
+    number = _number("seccomp")
 
     def load() -> int:
         return int(libc.syscall(number, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, ctypes.byref(fprog)))
@@ -136,7 +175,9 @@ def _setuid_bwrap() -> bool:
 
 class Supervisor:
     """The supervisor process (:mod:`referee.sandbox.futex_supervisor`) and the referee's
-    end of its control socket. Never raises into the referee after it started."""
+    end of its control socket, read by one thread of the referee (records of
+    :data:`~referee.sandbox.futex_supervisor.RECORD`). Never raises into the referee after
+    it started."""
 
     def __init__(self) -> None:
         """Start the process, before any filter is loaded (so that it has none). Raises
@@ -151,38 +192,82 @@ class Supervisor:
         finally:
             theirs.close()
         self._lock = threading.Lock()
+        self._counted = threading.Condition()
+        self._count: int | None = None
+        self._asked = 0
+        self.ended = False
 
-    def serve(self, listener: int) -> None:
-        """Hand ``listener`` to the process and close it here."""
-        try:
-            socket.send_fds(self._control, [b"L"], [listener])
-        finally:
-            os.close(listener)
+    def serve(self, listener: int, setup: bytes) -> None:
+        """Hand ``listener`` and ``setup`` to the process (the caller keeps ``listener``),
+        and start reading what it reports."""
+        socket.send_fds(self._control, [setup], [listener])
+        threading.Thread(target=self._read, name="kwhist-futex-supervisor", daemon=True).start()
 
     def give_up(self) -> None:
         """No listener after all: the process ends."""
         self._control.close()
 
+    def _read(self) -> None:
+        """Until the process's end of the socket closes: counts to :attr:`answered`, refused
+        calls to the bots' logs; then :func:`_supervisor_ended`."""
+        buffered = b""
+        while True:
+            try:
+                data = self._control.recv(RECORD.size * 64)
+            except OSError:
+                data = b""
+            if not data:
+                break
+            buffered += data
+            while len(buffered) >= RECORD.size:
+                kind, pid, number, first, second = RECORD.unpack_from(buffered)
+                buffered = buffered[RECORD.size :]
+                if kind == b"C":
+                    with self._counted:
+                        self._count = first
+                        self._counted.notify_all()
+                elif kind == b"R":
+                    _refused(pid, number, first, second)
+        with self._counted:
+            self.ended = True
+            self._counted.notify_all()
+        _supervisor_ended(self)
+
     @property
     def answered(self) -> int:
-        """How many calls the process has answered (the tests and the benchmark); -1 when it
-        cannot say."""
-        with self._lock:
+        """How many futex calls the process has answered (the tests and the benchmark); -1
+        when it cannot say."""
+        with self._lock, self._counted:
+            self._count = None
             try:
                 self._control.sendall(b"?")
-                data = b""
-                while len(data) < COUNT.size:
-                    chunk = self._control.recv(COUNT.size - len(data))
-                    if not chunk:
-                        return -1
-                    data += chunk
             except OSError:
                 return -1
-        return int(COUNT.unpack(data)[0])
+            self._counted.wait_for(lambda: self._count is not None or self.ended, timeout=10.0)
+            return -1 if self._count is None else self._count
+
+
+def _refused(pid: int, number: int, first: int, second: int) -> None:
+    """A bot (the one whose bubblewrap is ``pid``) was refused call ``number``: name it in
+    its log, once (``first``, ``second``: the call's first two arguments)."""
+    from referee.sandbox.process import note_refused
+
+    try:
+        import pyseccomp as sc
+
+        name = sc.resolve_syscall(sc.Arch.NATIVE, number).decode()
+    except Exception:
+        name = f"system call {number}"
+    detail = second if name == "fcntl" else first if name == "socket" else None
+    note_refused(pid, name, allowlist.refused_line(name, detail))
 
 
 _supervisor: Supervisor | None = None
+_listener: int | None = None  # kept for a replacement supervisor
+_setup_sent: bytes = b""
 _problem: str | None = None
+_ended: str | None = None
+_replaced = 0
 _lock = threading.Lock()
 
 
@@ -191,13 +276,16 @@ def install_on_this_thread() -> Supervisor | None:
     -> the supervisor, or None where user notification is not available here (why:
     :func:`problem`). Called once, by the thread that starts bubblewrap bots
     (:func:`referee.sandbox.spawner.run_notified`)."""
-    global _supervisor, _problem
+    global _supervisor, _problem, _listener, _setup_sent
     with _lock:
         if _supervisor is not None:
             return _supervisor
         program = notify_program()
+        before = _filters_here()
         if program is None:
             _problem = "no libseccomp 2.5+ with pyseccomp"
+        elif before is None:
+            _problem = "the kernel does not show a task's seccomp filters (Linux 5.9+)"
         elif os.geteuid() != 0 and _setuid_bwrap():
             _problem = "bwrap is set-uid here"
         else:
@@ -207,18 +295,58 @@ def install_on_this_thread() -> Supervisor | None:
                 _problem = f"its supervisor did not start: {error}"
                 return None
             try:
-                supervisor.serve(_install(program))
+                listener = _install(program)
+                setup = _setup(before + 1)
+                supervisor.serve(listener, setup)
             except Exception as error:  # OSError from the kernel; anything else from ctypes or pyseccomp
                 supervisor.give_up()
                 _problem = str(error)
                 return None
-            _supervisor = supervisor
+            _supervisor, _listener, _setup_sent = supervisor, listener, setup
         return _supervisor
+
+
+def _supervisor_ended(which: Supervisor) -> None:
+    """The supervisor ``which`` ended (its socket closed): say so once, and hand the
+    listener to a replacement for the bots already running, up to :data:`REPLACEMENTS`
+    times (then the listener is closed: their calls fail at once). Bots started from now
+    on get bubblewrap's refusing filter (:func:`ended`)."""
+    global _supervisor, _ended, _replaced, _listener
+    with _lock:
+        if which is not _supervisor or _listener is None:
+            return  # the referee is ending, or an earlier one
+        code = which.process.poll()
+        if _ended is None:
+            _ended = f"exit code {code}" if code is not None else "its socket closed"
+            log.warning(
+                "sandbox: the futex supervisor ended (%s): a replacement answers the bots already running; "
+                "bots started from now on get the refusing filter (a shared futex wait fails at once and spins, "
+                "a refused call is not named in their logs)", _ended,
+            )  # fmt: skip
+        if _replaced >= REPLACEMENTS:
+            os.close(_listener)
+            _listener = None
+            return
+        _replaced += 1
+        try:
+            replacement = Supervisor()
+            replacement.serve(_listener, _setup_sent)
+        except OSError:
+            os.close(_listener)
+            _listener = None
+            return
+        _supervisor = replacement
 
 
 def problem() -> str | None:
     """Why user notification is not used here (after :func:`install_on_this_thread`)."""
     return _problem if enabled else "turned off"
+
+
+def ended() -> str | None:
+    """Why the supervisor ended during this run (bots started from then on get bubblewrap's
+    refusing filter), or None while the first one runs."""
+    return _ended
 
 
 def supervisor() -> Supervisor | None:
@@ -228,8 +356,10 @@ def supervisor() -> Supervisor | None:
 
 def _forget_after_fork() -> None:
     """A forked child of the referee has neither the filtered thread nor the supervisor."""
-    global _supervisor, _problem, _lock
-    _supervisor, _problem, _lock = None, None, threading.Lock()
+    global _supervisor, _problem, _lock, _listener, _ended, _replaced
+    if _listener is not None:
+        os.close(_listener)
+    _supervisor, _problem, _lock, _listener, _ended, _replaced = None, None, threading.Lock(), None, None, 0
 
 
 os.register_at_fork(after_in_child=_forget_after_fork)

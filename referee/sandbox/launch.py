@@ -5,7 +5,6 @@ from __future__ import annotations
 import atexit
 import os
 import subprocess
-import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -181,24 +180,24 @@ def rlimits_problem(paths: Sequence[Path]) -> str | None:
 
 
 def _bot_env(
-    mode: str, private: PrivateDir, resolved: ResolvedCommand, extra: Mapping[str, str] | None, rlimit_as: bool
+    mode: str, private: PrivateDir, resolved: ResolvedCommand, extra: Mapping[str, str] | None, settings: SandboxSettings
 ) -> dict[str, str]:
-    """A cleared environment (``none``: the referee's own), plus ``KWHIST_LISTEN`` and ``extra``."""
+    """A cleared environment (``none``: the referee's own), plus ``KWHIST_LISTEN`` and ``extra``.
+    Under bwrap ``PATH`` starts with the folders of the runtime the command needs
+    (:attr:`ResolvedCommand.path_dirs`), so a wrapper finds the ``node`` it was resolved to."""
     if mode == "none":
         env = dict(os.environ)
     else:
+        inside = ":".join([*map(str, resolved.path_dirs), PATH_INSIDE])
         env = {
-            "PATH": PATH_INSIDE if mode == "bwrap" else os.environ.get("PATH", PATH_INSIDE),
+            "PATH": inside if mode == "bwrap" else os.environ.get("PATH", PATH_INSIDE),
             "LANG": "C.UTF-8",
             "HOME": str(private.inside),
             "TMPDIR": "/tmp" if mode == "bwrap" else str(private.inside),
             "PYTHONUNBUFFERED": "1",
             "PYTHONDONTWRITEBYTECODE": "1",
+            **limits.runtime_env(settings),
         }
-        if resolved.runtime == "python" and mode == "bwrap":
-            env["PATH"] = f"{Path(sys.executable).parent}:{PATH_INSIDE}"
-        if rlimit_as:
-            env["MALLOC_ARENA_MAX"] = "2"  # glibc reserves 64 MiB of address space per thread arena
     env["KWHIST_LISTEN"] = f"unix:{private.socket_inside}"
     env.update(extra or {})
     return env
@@ -239,13 +238,12 @@ def _start(
     log: OutputLog,
     processes_at_once: int = PROCESSES_AT_ONCE,
 ) -> subprocess.Popen[bytes]:
-    # RLIMIT_AS only where no cgroup bounds memory, and not for runtimes that reserve far more
-    # address space than they use (V8, the JVM, the Go runtime): they cannot even start under it
-    memory_bounded = cgroup is not None and cgroup.limits_memory
-    rlimit_as = mode != "none" and not memory_bounded and resolved.runtime in ("python", "other")
-    env = _bot_env(mode, private, resolved, extra_env, rlimit_as)
-    # a bubblewrap bot starts from the thread whose filter sends its shared futex calls to the
-    # referee, where that is available; bubblewrap's own filter then leaves them to it
+    # RLIMIT_DATA where no cgroup bounds memory (limits.rlimits: what the bot commits)
+    memory_rlimit = mode != "none" and not (cgroup is not None and cgroup.limits_memory)
+    env = _bot_env(mode, private, resolved, extra_env, settings)
+    # a bubblewrap bot starts from the thread whose filter holds the allowlist and sends the
+    # rest (shared futex calls among it) to the referee, where that is available; bubblewrap's
+    # own filter then refuses only what that thread's filter allows bubblewrap's set-up
     notified = mode == "bwrap" and spawner.notified_available()
     filter_fd = seccomp.program_fd(notified) if mode == "bwrap" else None
     outer_nproc, inner_nproc = _nproc(mode, uid, cgroup, settings, processes_at_once)
@@ -265,7 +263,7 @@ def _start(
         argv = [*(nproc.unshare_prefix() if inner else []), *inner, *resolved.argv]
     if isinstance(cgroup, userscope.ScopeCgroup):
         argv = cgroup.argv_prefix() + argv
-    rlimits = limits.rlimits(settings, address_space=rlimit_as, nproc=outer_nproc) if mode != "none" else []
+    rlimits = limits.rlimits(settings, memory=memory_rlimit, nproc=outer_nproc) if mode != "none" else []
     shown_uid = uid if uid is not None else os.geteuid()
     cgroup_shown = cgroup.describe() if cgroup is not None else "none"
     if inner_nproc is not None:
@@ -276,7 +274,7 @@ def _start(
         processes = ""
     log.note(
         f"{time.strftime('%Y-%m-%d %H:%M:%S')} start {name}: {' '.join(resolved.argv)} "
-        f"(mode {mode}, uid {shown_uid}, cgroup {cgroup_shown}, RLIMIT_AS {'on' if rlimit_as else 'off'}"
+        f"(mode {mode}, uid {shown_uid}, cgroup {cgroup_shown}, RLIMIT_DATA {'on' if memory_rlimit else 'off'}"
         f"{processes}{_seccomp_shown(filter_fd is not None, notified) if mode == 'bwrap' else ''})"
     )
     if cgroup is not None and cgroup.missing:
@@ -320,8 +318,8 @@ def _seccomp_shown(on: bool, futex_notified: bool) -> str:
     if not on:
         return ", seccomp off"
     if futex_notified:
-        return ", seccomp on, shared futex waits answered by the referee"
-    return ", seccomp on, shared futex waits refused (a thread joining another spins)"
+        return ", seccomp on (allowlist; a refused call is named below), shared futex waits answered by the referee"
+    return ", seccomp on (allowlist; refused calls not named), shared futex waits refused (a thread joining another spins)"
 
 
 def _spawn(

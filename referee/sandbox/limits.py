@@ -36,12 +36,16 @@ def _capped(value: int, limit: int) -> int:
     return value if hard == resource.RLIM_INFINITY else min(value, hard)
 
 
-def rlimits(settings: SandboxSettings, *, address_space: bool, nproc: int | None) -> list[Rlimit]:
+def rlimits(settings: SandboxSettings, *, memory: bool, nproc: int | None) -> list[Rlimit]:
     """The rlimits of one bot process.
 
-    ``address_space``: bound memory with ``RLIMIT_AS`` (only where no cgroup bounds it; not for
-    runtimes that reserve large address space). ``nproc``: ``RLIMIT_NPROC`` (processes and
-    threads of the bot's uid), or None to leave it.
+    ``memory``: bound its memory with ``RLIMIT_DATA`` at ``memory_mb`` (where no cgroup
+    bounds it). Since Linux 4.7 ``RLIMIT_DATA`` counts the private writable memory a process
+    has committed (heap, anonymous mappings, thread stacks), not the address space it has
+    only reserved: V8, the JVM and the Go runtime reserve gigabytes they never use, and start
+    under it whatever starts them (a ``run.sh``, ``#!/usr/bin/env node``). Shared mappings are
+    not counted: only a memory cgroup bounds those (docs/sandbox.md "Limits").
+    ``nproc``: ``RLIMIT_NPROC`` (processes and threads of the bot's uid), or None to leave it.
     """
     wanted: list[tuple[int, int, int]] = [
         (resource.RLIMIT_CORE, 0, 0),
@@ -49,8 +53,8 @@ def rlimits(settings: SandboxSettings, *, address_space: bool, nproc: int | None
         (resource.RLIMIT_FSIZE, settings.file_size_mb * MiB, settings.file_size_mb * MiB),
         (resource.RLIMIT_CPU, settings.cpu_seconds, settings.cpu_seconds + 1),
     ]
-    if address_space:
-        wanted.append((resource.RLIMIT_AS, settings.memory_mb * MiB, settings.memory_mb * MiB))
+    if memory:
+        wanted.append((resource.RLIMIT_DATA, settings.memory_mb * MiB, settings.memory_mb * MiB))
     if nproc is not None:
         wanted.append((resource.RLIMIT_NPROC, nproc, nproc))
     result = []
@@ -58,6 +62,17 @@ def rlimits(settings: SandboxSettings, *, address_space: bool, nproc: int | None
         hard = _capped(hard, limit)
         result.append((limit, min(soft, hard), hard))
     return result
+
+
+def runtime_env(settings: SandboxSettings) -> dict[str, str]:
+    """Environment variables that size a runtime's heap to the bot's memory limit, read by
+    whichever process of the bot runs it (behind any wrapper): the JVM sizes its heap from
+    the machine's memory (an initial heap of 1/64 of it, committed at start: more than the
+    limit on a large machine), so ``JAVA_TOOL_OPTIONS`` gives it ``-XX:MaxRAM`` =
+    ``memory_mb`` (its heap then grows to a quarter of that; the bot's own ``-Xmx`` on its
+    command line still wins). The JVM writes ``Picked up JAVA_TOOL_OPTIONS: ...`` to the
+    bot's stderr."""
+    return {"JAVA_TOOL_OPTIONS": f"-XX:MaxRAM={settings.memory_mb}m"}
 
 
 def tasks_of_uid(uid: int) -> int:

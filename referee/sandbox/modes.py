@@ -113,6 +113,20 @@ def _seccomp_warning() -> str | None:
     return None
 
 
+def refusals_unnamed(settings: SandboxSettings) -> str | None:
+    """Why the calls the allowlist refuses bots started with ``settings`` are not named in
+    their logs (another mode, no seccomp filter, no user notification here, or its
+    supervisor ended during this run), or None where they are."""
+    mode = resolve_mode(settings)[0] if settings.mode in ("auto", "bwrap") else settings.mode
+    if mode != "bwrap":
+        return f"the {mode} mode has no system-call allowlist"
+    if seccomp.program() is None:
+        return "no seccomp filter here"
+    if not spawner.notified_available():
+        return f"the referee cannot name them here ({futexwait.ended() or futexwait.problem()})"
+    return None
+
+
 def league_mode(settings: SandboxSettings, config: str) -> tuple[str, str | None]:
     """:func:`resolve_mode` for a league of other people's bots (``referee run``), where
     ``auto`` never falls back: without a usable bubblewrap it raises SandboxError, one line

@@ -77,6 +77,13 @@ class BotProcess:
         self._socket_fd: int | None = None
         self._sandbox_home: int | None = None
         self.asked_to_stop_at: float | None = None  # monotonic s of its first SIGTERM (:meth:`terminate`)
+        self.refused_lines: set[str] = set()  # the calls refused it, as named in its log (:func:`note_refused`)
+
+
+    @property
+    def cgroup_path(self) -> Path | None:
+        """The bot's cgroup v2 leaf, None without one (its CPU clocks: :mod:`referee.sandbox.cputime`)."""
+        return self._cgroup.path if self._cgroup is not None else None
 
     def find_address(self) -> str | None:
         """The address to dial (``unix:/proc/self/fd/N``, valid while this process is not
@@ -280,6 +287,33 @@ class BotProcess:
 
     def __repr__(self) -> str:
         return f"BotProcess(name={self.name!r}, slot={self.slot}, mode={self.mode}, pid={self.pid})"
+
+
+_refused_lock = threading.Lock()
+_refused: dict[str, dict[str, None]] = {}  # bot name -> the calls it was refused (first time first)
+
+
+def note_refused(pid: int, name: str, line: str) -> None:
+    """A call ``name`` of the bot process whose bubblewrap is ``pid`` was refused by the
+    allowlist (docs/sandbox.md): write ``line`` into its log, once per process, and
+    remember the call for its bot (:func:`refused_calls`). Never raises."""
+    with _registry_lock:
+        process = next((found for found in _registry.values() if found.pid == pid), None)
+    if process is None:
+        return
+    with _refused_lock:
+        if line in process.refused_lines:
+            return
+        process.refused_lines.add(line)
+        _refused.setdefault(process.name, {})[name] = None
+    process.note(line)
+
+
+def refused_calls(bot: str) -> list[str]:
+    """The system calls the bot ``bot`` (its config name) was refused in this run, by any of
+    its processes, first refused first (check-bot's ``refused-calls`` row)."""
+    with _refused_lock:
+        return list(_refused.get(bot, {}))
 
 
 def register(process: BotProcess) -> None:

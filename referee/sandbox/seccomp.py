@@ -1,36 +1,27 @@
-"""The seccomp filter bubblewrap loads before it runs a bot (``bwrap --seccomp FD``;
-docs/sandbox.md "Threat model").
+"""The seccomp filter bubblewrap loads just before it runs a bot (``bwrap --seccomp FD``;
+docs/sandbox.md "The allowlist").
 
-Bots under bubblewrap share read-only files (``/usr``, the runtime) and one kernel: anything
-keyed by a file's inode, or by a name in a namespace bots share, is a channel between two
-bots (one passed its hand to another through ``flock``, through a named keyring, and
-through futex waiters on a runtime file). The filter refuses:
+A bot may make the calls of :mod:`referee.sandbox.allowlist` and no other. Two variants:
 
-- with ``EPERM``: ``flock``; ``fcntl`` record locks (``F_GETLK``/``F_SETLK``/``F_SETLKW`` and
-  their open-file-description forms), leases and directory notifications (``F_SETLEASE``,
-  ``F_GETLEASE``, ``F_NOTIFY``); ``inotify_init``, ``inotify_init1``, ``fanotify_init``;
-  the kernel keyrings (``keyctl``, ``add_key``, ``request_key``, as Docker's default
-  profile does: a named keyring is found by every process of the same user namespace);
-  new user namespaces (``unshare`` and ``clone`` with ``CLONE_NEWUSER``);
-- a ``futex`` operation without ``FUTEX_PRIVATE_FLAG``. A shared futex is keyed by inode and
-  offset for any file mapping, even a private read-only one (every process maps ``libc.so``
-  so), hence the same in every sandbox; a private one is keyed by the process's own memory.
-  Where the referee answers these calls itself (:mod:`referee.sandbox.futexwait`: a filter
-  stacked below this one sends them to it, and a wait is answered "look again" after a short
-  delay), this filter leaves ``futex`` to it. Elsewhere it refuses them with ``EINVAL``,
-  which the C libraries take as "try again": glibc's ``pthread_join`` (the one shared wait of
-  a process that shares no memory) then spins until the thread has ended, instead of
-  sleeping;
-- with ``ENOSYS``: ``clone3`` (whose flags it cannot see; C libraries then use ``clone``),
-  and the futex2 calls (``futex_waitv``, ``futex_wait``, ``futex_wake``,
-  ``futex_requeue``), whose private flags sit in memory the filter cannot read (no C
-  library uses them yet).
+- **refusing** (``futex_notified=False``): this filter is the whole allowlist. A call not on
+  it fails with ``ENOSYS``, one refused on purpose with ``EPERM``; a shared ``futex`` with
+  ``EINVAL``, which the C libraries take as "try again" (glibc's ``pthread_join``, the one
+  shared wait of a process that shares no memory, then spins until the thread has ended).
+  Nothing is named in the bot's log. Used where seccomp user notification is missing, and
+  for bots started after the futex supervisor ended (:mod:`referee.sandbox.futexwait`).
+- **notified** (``futex_notified=True``): the bot also carries the referee's notifying
+  filter (:mod:`referee.sandbox.futexwait`), which holds the allowlist and sends every
+  other call to the referee, who refuses it with the same errno and names it once in the
+  bot's log. Of stacked filters the strictest action wins (``ERRNO`` before ``USER_NOTIF``
+  before ``ALLOW``), so this one allows everything else and refuses only what the
+  referee's filter must allow to bubblewrap's own start: the set-up calls
+  (:data:`~referee.sandbox.allowlist.SETUP_ONLY`) and ``clone`` into new namespaces, with
+  ``EPERM``, unnamed (no runtime needs them).
 
-A 32-bit argument is compared on its low 32 bits only (the kernel drops the high ones, so
-a bot setting them must not slip past). Everything else is allowed. A bot that locks its
-own private files cannot (docs/sandbox.md says what it can do instead). Built with
-libseccomp through ``pyseccomp`` once per referee; None where that is not installed (the
-referee warns at start).
+Both refuse ``clone3`` and the futex2 calls with ``ENOSYS``, unnamed (the C libraries fall
+back to ``clone`` and ``futex`` at once). Calls of another architecture (a 32-bit entry)
+kill the bot, as libseccomp does by default. Built with libseccomp through ``pyseccomp``
+once per referee; None where that is not installed (the referee warns at start).
 """
 
 from __future__ import annotations
@@ -40,48 +31,41 @@ import functools
 import os
 import tempfile
 
-F_GETLK, F_SETLK, F_SETLKW = 5, 6, 7
-F_OFD_GETLK, F_OFD_SETLK, F_OFD_SETLKW = 36, 37, 38
-F_SETLEASE, F_GETLEASE, F_NOTIFY = 1024, 1025, 1026
-LOCK_COMMANDS = (F_GETLK, F_SETLK, F_SETLKW, F_OFD_GETLK, F_OFD_SETLK, F_OFD_SETLKW, F_SETLEASE, F_GETLEASE, F_NOTIFY)
-NOTIFY_CALLS = ("inotify_init", "inotify_init1", "fanotify_init")
-KEYRING_CALLS = ("keyctl", "add_key", "request_key")
-FUTEX2_CALLS = ("futex_waitv", "futex_wait", "futex_wake", "futex_requeue")
-FUTEX_PRIVATE_FLAG = 128
-CLONE_NEWUSER = 0x10000000
-LOW_32_BITS = 0xFFFFFFFF
+from referee.sandbox import allowlist
+
 MISSING_WARNING = (
     "sandbox: no seccomp filter (install libseccomp2 and the pyseccomp package): "
-    "bots can pass data to each other through file locks, file-access notifications, keyrings and futexes"
+    "bots can make any system call, and pass data to each other through file locks, io_uring, keyrings and futexes"
 )
 
 
 @functools.cache
 def program(futex_notified: bool = False) -> bytes | None:
-    """The compiled BPF program (what ``bwrap --seccomp`` reads), or None where libseccomp
-    or ``pyseccomp`` is missing. Built once per variant. ``futex_notified``: the bot starts
-    under the referee's futex-notifying filter (:mod:`referee.sandbox.futexwait`), so shared
-    futex calls are left to that one; else they are refused with ``EINVAL``."""
+    """The compiled BPF program (what ``bwrap --seccomp`` reads) of the variant (see the
+    module docstring), or None where libseccomp or ``pyseccomp`` is missing. Built once per
+    variant."""
     try:
         import pyseccomp as sc  # type: ignore[import-untyped]
     except (ImportError, OSError):
         return None
     try:
         deny = sc.ERRNO(errno.EPERM)
-        missing = sc.ERRNO(errno.ENOSYS)
-        rules = sc.SyscallFilter(defaction=sc.ALLOW)
-        rules.add_rule(deny, "flock")
-        for command in LOCK_COMMANDS:  # fcntl's cmd is an int: its low 32 bits only
-            rules.add_rule(deny, "fcntl", sc.Arg(1, sc.MASKED_EQ, LOW_32_BITS, command))
-        for call in (*NOTIFY_CALLS, *KEYRING_CALLS):
-            rules.add_rule(deny, call)
-        for call in ("unshare", "clone"):
-            rules.add_rule(deny, call, sc.Arg(0, sc.MASKED_EQ, CLONE_NEWUSER, CLONE_NEWUSER))
-        rules.add_rule(missing, "clone3")
-        if not futex_notified:
-            rules.add_rule(sc.ERRNO(errno.EINVAL), "futex", sc.Arg(1, sc.MASKED_EQ, FUTEX_PRIVATE_FLAG, 0))
-        for call in FUTEX2_CALLS:
-            rules.add_rule(missing, call)
+        if futex_notified:
+            rules = sc.SyscallFilter(defaction=sc.ALLOW)
+            for name in allowlist.SETUP_ONLY:
+                allowlist.add_rule(rules, deny, name)
+        else:
+            rules = sc.SyscallFilter(defaction=sc.ERRNO(errno.ENOSYS))
+            allowlist.add_allowed(rules, sc)
+            for name in sorted(allowlist.refused_names()):
+                allowlist.add_rule(rules, deny, name)
+            for command in allowlist.LOCK_COMMANDS:
+                allowlist.add_rule(rules, deny, "fcntl", sc.Arg(1, sc.MASKED_EQ, allowlist.LOW_32_BITS, command))
+            shared = sc.Arg(1, sc.MASKED_EQ, allowlist.FUTEX_PRIVATE_FLAG, 0)
+            allowlist.add_rule(rules, sc.ERRNO(errno.EINVAL), "futex", shared)
+        allowlist.refuse_namespaces(rules, sc)
+        for name in allowlist.SILENT:
+            allowlist.add_rule(rules, sc.ERRNO(errno.ENOSYS), name)
         with tempfile.TemporaryFile() as exported:  # libseccomp writes to a real descriptor
             rules.export_bpf(exported)
             exported.seek(0)
@@ -98,7 +82,7 @@ def program_fd(futex_notified: bool = False) -> int | None:
         return None
     read, write = os.pipe()
     try:
-        os.write(write, data)  # a few hundred bytes: far below a pipe's buffer
+        os.write(write, data)  # a few KiB: below a pipe's buffer
     finally:
         os.close(write)
     return read

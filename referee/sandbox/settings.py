@@ -19,7 +19,7 @@ class SandboxSettings:
     """How bot processes are contained; every limit applies to one bot process and its children.
 
     - ``mode``: ``auto`` (bwrap where bubblewrap runs, else rlimits), ``bwrap``, ``rlimits``, ``none``.
-    - ``memory_mb``: memory (cgroup memory + swap 0; else ``RLIMIT_AS``), MiB.
+    - ``memory_mb``: memory (cgroup memory + swap 0; else ``RLIMIT_DATA``, what the bot commits), MiB.
     - ``pids``: processes and threads (cgroup ``pids.max``; else ``RLIMIT_NPROC``).
     - ``cpus``: CPU share (cgroup v2 ``cpu.max``), in CPUs.
     - ``cpu_seconds``: ``RLIMIT_CPU`` backstop for a whole league, s of CPU time.

@@ -8,8 +8,8 @@ threads live as long as the referee, so the signal fires exactly when the refere
 Two of them: :func:`run_in_spawner` for bots outside bubblewrap (a job asked for on the main
 thread runs right there, which lives as long as the process too and spares two thread
 wake-ups per start), and :func:`run_notified` for bubblewrap bots: that thread carries the
-seccomp filter that sends their shared futex waits to the referee, which every process it
-starts inherits (:mod:`referee.sandbox.futexwait`).
+referee's seccomp filter (the allowlist; what is off it, shared futex waits among it, goes
+to the referee), which every process it starts inherits (:mod:`referee.sandbox.futexwait`).
 """
 
 from __future__ import annotations
@@ -88,10 +88,11 @@ def run_in_spawner(job: Callable[[], T]) -> T:
 
 
 def notified_available() -> bool:
-    """Whether :func:`run_notified` starts processes with the futex-notifying filter (the
-    thread is started, and the filter loaded on it, on first call); when False,
-    :func:`futexwait.problem` says why."""
-    return futexwait.enabled and _notified.started().setup_result is not None
+    """Whether :func:`run_notified` starts processes with the referee's notifying filter
+    (the thread is started, and the filter loaded on it, on first call); when False,
+    :func:`futexwait.problem` says why, or :func:`futexwait.ended` (its supervisor ended
+    during this run: bots started from then on get bubblewrap's refusing filter)."""
+    return futexwait.enabled and _notified.started().setup_result is not None and futexwait.ended() is None
 
 
 def run_notified(job: Callable[[], T]) -> T:

@@ -44,7 +44,7 @@ _PRLIMIT_OPTION = {
     resource.RLIMIT_NOFILE: "--nofile",
     resource.RLIMIT_FSIZE: "--fsize",
     resource.RLIMIT_CPU: "--cpu",
-    resource.RLIMIT_AS: "--as",
+    resource.RLIMIT_DATA: "--data",
     resource.RLIMIT_NPROC: "--nproc",
 }
 

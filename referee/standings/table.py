@@ -39,25 +39,45 @@ from typing import Any
 import numpy as np
 
 from referee.game.records import FAULT_KINDS, FaultKind, GameRecord
+from referee.standings.groups import FDR, METHOD, Groups, class_groups, letters_text
+from referee.standings.ownline import OwnLine, own_line
 from referee.standings.ratings import Rating, rate_games
-from referee.standings.strength import Unit, fit_strengths
+from referee.standings.strength import Strengths, Unit, fit_strengths
 from referee.standings.uncertainty import CONFIDENCE, TIE, Interval, intervals, rank_sets
 from referee.standings.verdicts import Sequential, Verdicts, pair_verdicts
 
 CSV_HEADER: tuple[str, ...] = (
-    "rank", "rank_best", "rank_worst", "bot", "strength", "strength_low", "strength_high", "units", "points_per_game",
+    "rank", "rank_best", "rank_worst", "group", "bot", "strength", "strength_low", "strength_high", "units", "points_per_game",
     "games", "wins", "win_pct", "mean_placement", "points",
     "mu", "sigma", "ordinal", *(f"faults_{kind}" for kind in FAULT_KINDS), "median_ms", "p95_ms", "withdrawn", "remote", "verdict",
 )  # fmt: skip
+
+
+def claims(confidence: float = CONFIDENCE, rate: float = FDR, method: str = METHOD) -> dict[str, str]:
+    """What each claim of the standings means, in one sentence each (said once on every
+    surface: under the terminal's table, on the web pages, in the JSON).
+
+    >>> claims()["groups"]
+    'groups: bots with no letter in common play differently; at most 1 in 20 such claims is wrong'
+    """
+    return {
+        "place": "#: the place by strength, the ranking key (3= : a tie)",
+        "groups": f"groups: bots with no letter in common play differently; at most 1 in {round(1 / rate)} such claims is wrong",
+        "groups_method": f"the false-discovery rate ({rate:.0%}) is controlled over all pairs of bots ({method})",
+        "rank_set": f"places possible: the places each bot may hold, for the whole table at once ({confidence:.0%})",
+        "own_line": f"told apart: the bots the results tell apart from one bot, a claim for that bot alone ({confidence:.0%})",
+    }
 
 
 @dataclass(frozen=True)
 class StandingsRow:
     """One bot's line. ``faults`` maps every kind of ``FAULT_KINDS`` to a count;
     ``median_ms``/``p95_ms`` are None when the bot answered no decision; ``strength`` is its
-    adjusted strength with its interval (None without games)."""
+    adjusted strength with its interval (None without games); ``rank`` its place (None
+    without games), ``tied`` when another bot shares it; ``rank_range`` its simultaneous
+    rank set (None without games); ``group`` its letters (``""`` when in no test)."""
 
-    rank: int
+    rank: int | None
     bot: str
     games: int
     wins: int
@@ -72,16 +92,35 @@ class StandingsRow:
     p95_ms: float | None
     withdrawn: bool = False
     remote: bool = False
-    rank_range: tuple[int, int] = (0, 0)  # (best, worst) rank of the simultaneous rank set
+    rank_range: tuple[int, int] | None = None  # (best, worst) rank of the simultaneous rank set
     strength: Interval | None = None
+    tied: bool = False
+    group: str = ""
 
     @property
     def points_per_game(self) -> float:
         return self.points / self.games if self.games else 0.0
 
     @property
+    def place_text(self) -> str:
+        """``"3"``, ``"3="`` when tied, ``""`` without games."""
+        if self.rank is None:
+            return ""
+        return f"{self.rank}=" if self.tied else str(self.rank)
+
+    @property
+    def group_text(self) -> str:
+        """The row's letters as shown (``"b–e"`` for ``"bcde"``); ``"—"`` for a bot with
+        games but too few units for the tests; ``""`` without games."""
+        if self.strength is None:
+            return ""
+        return letters_text(self.group) if self.group else "—"
+
+    @property
     def rank_text(self) -> str:
-        """``"3"``, or ``"1–3"`` when the rank set holds ranks 1 to 3."""
+        """``"3"``, or ``"1–3"`` when the rank set holds ranks 1 to 3; ``""`` without games."""
+        if self.rank_range is None:
+            return ""
         best, worst = self.rank_range
         return str(best) if best == worst else f"{best}–{worst}"
 
@@ -93,7 +132,9 @@ class StandingsRow:
         strength = self.strength
         return {
             "rank": self.rank,
-            "rank_range": list(self.rank_range),
+            "place": self.place_text,
+            "rank_range": None if self.rank_range is None else list(self.rank_range),
+            "group": self.group,
             "bot": self.bot,
             "strength": None if strength is None else {
                 "estimate": strength.estimate, "interval": None if strength.low is None else [strength.low, strength.high], "units": strength.units,
@@ -118,7 +159,7 @@ class StandingsRow:
         rating = [self.mu, self.sigma, self.ordinal]
         times = ["" if value is None else f"{value:.3f}" for value in (self.median_ms, self.p95_ms)]
         return [
-            str(self.rank), *(str(value) for value in self.rank_range), self.bot,
+            "" if self.rank is None else str(self.rank), *(("", "") if self.rank_range is None else (str(value) for value in self.rank_range)), self.group, self.bot,
             *("" if value is None else _number(value) for value in values), str(0 if strength is None else strength.units),
             _number(self.points_per_game) if self.games else "", str(self.games), str(self.wins),
             *(_number(value) for value in numbers), *(_number(value) for value in rating),
@@ -134,14 +175,29 @@ def _number(value: float) -> str:
 class Standings:
     """Rows sorted by rank, the number of games, the head-to-head table
     (``head_to_head[(a, b)] = (times a outlasted b, ties half; games they met)``), the
-    verdicts on the places the league asks to decide, and the ``confidence`` of the
-    intervals and rank sets."""
+    verdicts on the places the league asks to decide, the ``confidence`` of the intervals,
+    rank sets and own lines, the class's ``groups``, and the ``fit`` they come from (for
+    :meth:`own_line`; not compared)."""
 
     rows: tuple[StandingsRow, ...]
     games: int
     head_to_head: dict[tuple[str, str], tuple[float, int]] = field(default_factory=dict)
     verdicts: Verdicts = field(default_factory=Verdicts)
     confidence: float = CONFIDENCE
+    groups: Groups = field(default_factory=lambda: Groups((), {}))
+    fit: Strengths | None = field(default=None, compare=False, repr=False)
+
+    def own_line(self, bot: str) -> OwnLine | None:
+        """The own line of ``bot`` (:mod:`referee.standings.ownline`); None for a bot
+        without games; KeyError for a bot not in the standings."""
+        self.row(bot)
+        if self.fit is None or bot not in self.fit.bots:
+            return None
+        return own_line(self.fit, bot, self.confidence)
+
+    def claims(self) -> dict[str, str]:
+        """:func:`claims` at these standings' confidence and rate."""
+        return claims(self.confidence, self.groups.rate, self.groups.method)
 
     def row(self, bot: str) -> StandingsRow:
         """The row of ``bot``; KeyError when it has none."""
@@ -151,14 +207,21 @@ class Standings:
         raise KeyError(bot)
 
     def to_json(self) -> dict[str, Any]:
-        """JSON-able: ``{"games", "ranking", "confidence", "rows": [...], "verdicts": [...],
-        "summary", "head_to_head": [{"bot", "opponent", "outlasted", "met"}]}``."""
+        """JSON-able: ``{"games", "ranking", "confidence", "claims", "groups", "rows": [...],
+        "verdicts": [...], "podium", "summary", "head_to_head": [{"bot", "opponent",
+        "outlasted", "met"}]}`` (``groups``: the rate, method and pairs told apart)."""
         return {
             "games": self.games,
             "ranking": "strength",
             "confidence": self.confidence,
+            "claims": self.claims(),
+            "groups": {
+                "rate": self.groups.rate, "method": self.groups.method, "apart": [list(pair) for pair in self.groups.apart],
+                "lettered": bool(self.groups.letters),
+            },
             "rows": [row.to_json() for row in self.rows],
             "verdicts": [pair.to_json() for pair in self.verdicts.pairs],
+            "podium": [{"place": place, "bot": bot, "rank_range": list(sets)} for place, bot, sets in self.verdicts.podium],
             "summary": self.verdicts.summary,
             "head_to_head": [
                 {"bot": a, "opponent": b, "outlasted": outlasted, "met": met}
@@ -440,13 +503,23 @@ def assemble(
     fit = fit_strengths(tallies.unit_list())
     rows = [_row(name, mine, ratings[name], name in remote, name in withdrawn) for name, mine in tallies.bots.items()]
     strengths = dict(zip(fit.bots, intervals(fit, confidence), strict=True))
-    played = len(fit.bots)
     ranges = dict(zip(fit.bots, rank_sets(fit, confidence), strict=True))
-    rows = [replace(row, strength=strengths.get(row.bot), rank_range=ranges.get(row.bot, (played + 1, len(tallies.bots)))) for row in rows]
+    groups = class_groups(fit)
+    rows = [
+        replace(row, strength=strengths.get(row.bot), rank_range=ranges.get(row.bot), group=groups.letters.get(row.bot, ""))
+        for row in rows
+    ]
     rows.sort(key=_ranking_key)
-    ranked = tuple(replace(row, rank=1 + sum(_ranking_key(other)[:2] < _ranking_key(row)[:2] for other in rows)) for row in rows)
-    verdicts = pair_verdicts(fit, [row.bot for row in ranked], sequential or Sequential(), tallies.games)
-    return Standings(rows=ranked, games=tallies.games, head_to_head=tallies.head_to_head(), verdicts=verdicts, confidence=confidence)
+    places = [None if row.strength is None else 1 + sum(_ranking_key(other)[:2] < _ranking_key(row)[:2] for other in rows) for row in rows]
+    ranked = tuple(replace(row, rank=place, tied=place is not None and places.count(place) > 1) for row, place in zip(rows, places, strict=True))
+    played = [row.bot for row in ranked if row.strength is not None]
+    verdicts = pair_verdicts(fit, played, sequential or Sequential(), tallies.games)
+    asked = min((sequential or Sequential()).separate + 1, len(played)) if verdicts.pairs else 0
+    podium = tuple((place + 1, ranked[place].bot, ranked[place].rank_range or (0, 0)) for place in range(asked))
+    verdicts = replace(verdicts, podium=podium)
+    return Standings(
+        rows=ranked, games=tallies.games, head_to_head=tallies.head_to_head(), verdicts=verdicts, confidence=confidence, groups=groups, fit=fit,
+    )
 
 
 def _row(name: str, mine: _Tally, rating: Any, remote: bool, withdrawn: bool) -> StandingsRow:

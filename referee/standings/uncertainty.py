@@ -36,6 +36,10 @@ rank lies in its set, all at once. Finally each set is widened, never narrowed, 
 sets are monotone in the estimate (a bot ranked above another never has a later best or
 worst rank) and exactly tied bots share one set.
 
+**One bot's pairs** (:func:`marginal_separations`): the same step-down test over the pairs
+of one bot only, a claim for that bot at ``confidence`` (its marginal rank set, csranks'
+``marginal``): each student's own line (:mod:`referee.standings.ownline`).
+
 **Sequential test** (:func:`sprt`): a league that looks at its standings after every round
 must not simply test at 95% each time (repeated looks inflate the error). Like fastchess's
 SPRT for engine matches, a pair of neighbours in the ranking is a sequential probability
@@ -50,11 +54,19 @@ decided together (Bonferroni). No verdict before both bots have
 round 1 without it). Wald's bounds hold the error rates near alpha and beta however many
 looks the test takes; the estimated variance, and the pairs being chosen by the current
 order, make them approximate: B7 measures the rates reached.
+
+**Level within the margin** (:func:`equivalent`): the SPRT accepts "level" only for a gap
+well below half the margin with a standard error below about a third of it; neighbours in
+the ranking never have a gap below 0, so in a lesson it never does. The two one-sided tests
+of Schuirmann (1987) conclude "level" once the gap's ``1 - 2 alpha`` interval lies inside
+``(-margin, margin)``, which a long enough league reaches; :func:`judge` gives a pair's
+verdict from both, and :func:`games_to_level` the games they would need.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
 
@@ -154,13 +166,37 @@ def rank_sets(fit: Strengths, confidence: float = CONFIDENCE) -> list[tuple[int,
 
 def separations(fit: Strengths, confidence: float = CONFIDENCE) -> list[tuple[int, int]]:
     """The pairs (stronger, weaker), indexes of ``fit.bots``, that the step-down test
-    establishes (module doc)."""
-    n = len(fit.bots)
-    tested = [i for i in range(n) if fit.units[i] >= MIN_UNITS]
-    if len(tested) < 2:
+    establishes for all bots at once (module doc)."""
+    tested = [i for i in range(len(fit.bots)) if fit.units[i] >= MIN_UNITS]
+    pairs = [(a, b) for x, a in enumerate(tested) for b in tested[x + 1 :]]
+    return _step_down(fit, pairs, confidence)
+
+
+def marginal_separations(fit: Strengths, bot: int, confidence: float = CONFIDENCE) -> list[tuple[int, int]]:
+    """The pairs (stronger, weaker) of bot ``bot`` (an index of ``fit.bots``) with each other
+    bot that the same step-down test establishes when only that bot's pairs are tested
+    together: a claim about one bot (its marginal rank set, as csranks' ``marginal``),
+    at ``confidence`` for all of that bot's pairs at once. No pair for a bot with too few units.
+
+    >>> from referee.standings.strength import Unit, fit_strengths
+    >>> won = Unit(("a", "b"), {"a": (1.0, 1), "b": (0.0, 1)})  # one deal's rotations: a outlasted b
+    >>> lost = Unit(("a", "b"), {"a": (0.0, 1), "b": (1.0, 1)})
+    >>> marginal_separations(fit_strengths([won] * 9 + [lost]), 1)  # b: a is stronger
+    [(0, 1)]
+    """
+    if fit.units[bot] < MIN_UNITS:
+        return []
+    pairs = [(bot, other) for other in range(len(fit.bots)) if other != bot and fit.units[other] >= MIN_UNITS]
+    return _step_down(fit, pairs, confidence)
+
+
+def _step_down(fit: Strengths, pairs: Sequence[tuple[int, int]], confidence: float) -> list[tuple[int, int]]:
+    """The pairs of ``pairs`` (indexes of ``fit.bots``) the step-down max-|T| test rejects
+    at ``confidence`` (module doc), each as (stronger, weaker)."""
+    if not pairs:
         return []
     estimate = estimates(fit)
-    first, second = (np.array(side) for side in zip(*[(a, b) for x, a in enumerate(tested) for b in tested[x + 1 :]], strict=True))
+    first, second = (np.array(side, dtype=np.int64) for side in zip(*pairs, strict=True))
     gap = estimate[first] - estimate[second]
     scale = _pair_scale(fit.pooled, first, second)
     score = _normal_scores(gap, scale, max(1, fit.df))
@@ -178,8 +214,8 @@ def separations(fit: Strengths, confidence: float = CONFIDENCE) -> list[tuple[in
             break
         up &= ~new_up
         down &= ~new_down
-    pairs = [(int(a), int(b)) for a, b in zip(first[~up], second[~up], strict=True)]
-    return pairs + [(int(b), int(a)) for a, b in zip(first[~down], second[~down], strict=True)]
+    out = [(int(a), int(b)) for a, b in zip(first[~up], second[~up], strict=True)]
+    return out + [(int(b), int(a)) for a, b in zip(first[~down], second[~down], strict=True)]
 
 
 def _normal_scores(gap: NDArray[np.float64], scale: NDArray[np.float64], df: int) -> NDArray[np.float64]:
@@ -237,10 +273,10 @@ def pair_gap(fit: Strengths, first: int, second: int) -> tuple[float, float]:
 
 
 class Verdict(Enum):
-    """A sequential test's decision about two neighbours in the ranking (module doc)."""
+    """A verdict on two neighbours in the ranking (module doc)."""
 
-    AHEAD = "ahead"  # the first is ahead of the second by about the margin or more (H1)
-    LEVEL = "level"  # the gap is below the margin (H0)
+    AHEAD = "ahead"  # the first is ahead of the second by about the margin or more (the SPRT's H1)
+    LEVEL = "level"  # the gap is within the margin (the SPRT's H0, or the two one-sided tests)
     OPEN = "open"  # not decided yet: play more games
 
 
@@ -289,6 +325,60 @@ def sprt(gap: float, se: float | None, units: int, margin: float = MARGIN, tests
     if llr <= lower:
         return Verdict.LEVEL
     return Verdict.OPEN
+
+
+def equivalent(gap: float, se: float | None, units: int, margin: float = MARGIN, tests: int = 1, confidence: float = CONFIDENCE) -> bool:
+    """Whether two bots ``gap`` apart (standard error ``se``; ``units`` the fewer units of
+    the two) are level within ``margin`` points per game: the two one-sided tests of
+    Schuirmann (1987), "TOST", each at ``alpha = (1 - confidence) / tests``: the gap's
+    ``1 - 2 alpha`` interval (Student t, ``units - 1`` degrees of freedom) lies inside
+    ``(-margin, margin)``. False below :data:`SEQUENTIAL_MIN_UNITS` units or without a
+    standard error.
+
+    >>> equivalent(gap=0.01, se=0.03, units=40)  # 0.01 + 1.68 * 0.03 < 0.1
+    True
+    >>> equivalent(gap=0.01, se=0.11, units=30)  # a lesson's spread: the interval reaches past 0.1
+    False
+    """
+    if se is None or se < 0 or units < SEQUENTIAL_MIN_UNITS:
+        return False
+    return abs(gap) + _one_sided(units, tests, confidence) * se < margin
+
+
+def _one_sided(units: int, tests: int, confidence: float) -> float:
+    """Student t's quantile for one side at ``(1 - confidence) / tests``, ``units - 1`` df."""
+    alpha = (1 - confidence) / max(1, tests)
+    return float(special.stdtrit(max(1, units - 1), 1 - alpha))
+
+
+def judge(gap: float, se: float | None, units: int, margin: float = MARGIN, tests: int = 1, confidence: float = CONFIDENCE) -> Verdict:
+    """The verdict on two neighbours in the ranking (first minus second ``gap``): AHEAD when
+    the sequential test (:func:`sprt`) accepts "ahead by the margin", LEVEL when it accepts
+    "level" or the two one-sided tests (:func:`equivalent`) conclude, OPEN otherwise.
+
+    >>> judge(gap=0.3, se=0.05, units=12), judge(gap=0.02, se=0.03, units=40), judge(gap=0.05, se=0.1, units=30)
+    (<Verdict.AHEAD: 'ahead'>, <Verdict.LEVEL: 'level'>, <Verdict.OPEN: 'open'>)
+    """
+    verdict = sprt(gap, se, units, margin, tests, confidence)
+    if verdict is Verdict.OPEN and equivalent(gap, se, units, margin, tests, confidence):
+        return Verdict.LEVEL
+    return verdict
+
+
+def games_to_level(gap: float, se: float | None, units: int, games: int, margin: float = MARGIN, tests: int = 1, confidence: float = CONFIDENCE) -> int | None:
+    """About how many more games (of the whole league, ``games`` so far) the two one-sided
+    tests need to find the pair level, if the gap stays as it is and its standard error
+    shrinks as one over the square root of the games; None when they never would at this
+    gap (as far apart as the margin or more) or it cannot be estimated.
+
+    >>> games_to_level(gap=0.0, se=0.08, units=30, games=900)  # (1.7 * 0.08 / 0.1)^2 = 1.85 times the games
+    763
+    """
+    if se is None or se <= 0 or games <= 0 or units <= 0 or abs(gap) >= margin:
+        return None
+    ratio = _one_sided(units, tests, confidence) * se / (margin - abs(gap))
+    needed = max(games * ratio * ratio, games * SEQUENTIAL_MIN_UNITS / units)
+    return max(1, math.ceil(needed - games))
 
 
 def games_to_decide(llr: float | None, units: int, games: int, bounds: tuple[float, float]) -> int | None:

@@ -1,17 +1,28 @@
-"""A verdict for every place the league asks to decide (docs/design.md §7). Pure.
+"""A verdict in words for every place the league asks to decide (docs/design.md §7). Pure.
 
 The league's ``separate`` places ask about the neighbours #1/#2 ... #separate/#separate+1 of
-the ranking. Each pair is the sequential test of :func:`referee.standings.uncertainty.sprt`
-(at ``margin`` points per game and ``confidence``, Bonferroni over the pairs asked). A
+the ranking. Each pair gets :func:`referee.standings.uncertainty.judge` (at ``margin``
+points per game and ``confidence``, Bonferroni over the pairs asked): **ahead** when the
+sequential test accepts "ahead by the margin", **level** within the margin when the
+sequential test or the two one-sided tests conclude it, else **too close to call**. A
 movement league looks after every round and keeps what each look decided
 (:class:`Decision`): a pair decided once stays decided while the same two bots are
 neighbours in that order (a "level" pair in either order), as a sequential test stops at
-its first crossing. A pair not decided by a kept look gets the test of the standings shown.
+its first crossing. A pair not decided by a kept look gets the verdict of the standings
+shown.
 
-One line per pair (:meth:`PairVerdict.text`), then a summary (:func:`summary`):
+A pair too close to call says about how many more games would decide it (the fewer of
+what the sequential test and the two one-sided tests need), but never more than
+:data:`LESSONS` times the games played: beyond that it reads "practically equal: would
+need more than 10 lessons" (a "lesson" being the league so far; "league" outside the
+movement format). One line per pair
+(:meth:`PairVerdict.text`), then the ranks the podium's bots may hold (the simultaneous
+rank sets, :func:`podium_line`) and a summary (:func:`summary`):
 
     #2 quin ahead of #3 pia (decided after 12 rounds)
-    #3 pia / #4 bo undecided: about 420 more games
+    #3 pia / #4 bo too close to call in this lesson: about 420 more games
+    #4 bo / #5 cy practically equal: would need more than 10 lessons
+    places possible (95%, whole table at once): #1 ann 1–2, #2 quin 1–3, #3 pia 2–5, #4 bo 3–8
     top 3 not decided after 7 rounds (time budget)
 """
 
@@ -26,13 +37,17 @@ from referee.standings.strength import Strengths
 from referee.standings.uncertainty import (
     CONFIDENCE,
     MARGIN,
+    SEQUENTIAL_MIN_UNITS,
     Verdict,
     games_to_decide,
+    games_to_level,
+    judge,
     pair_gap,
-    sprt,
     sprt_bounds,
     sprt_llr,
 )
+
+LESSONS = 10  # a verdict line never names more games than this many times the games played
 
 
 @dataclass(frozen=True)
@@ -69,7 +84,8 @@ class Decision:
 class Sequential:
     """What a league asks of the verdicts (its ``[league]`` keys ``separate``, ``margin``,
     ``confidence``) and what its looks decided so far; ``rounds`` played (a movement; None
-    otherwise) and why it ``stopped`` (e.g. ``"time budget"``; None while it runs)."""
+    otherwise), why it ``stopped`` (e.g. ``"time budget"``; None while it runs), and
+    whether it is a ``lesson`` (a movement: the verdicts' words say "lesson")."""
 
     separate: int = 1
     margin: float = MARGIN
@@ -77,6 +93,7 @@ class Sequential:
     decided: tuple[Decision, ...] = ()
     rounds: int | None = None
     stopped: str | None = None
+    lesson: bool = False
 
     def kept(self, first: str, second: str) -> Decision | None:
         """The kept decision on ``first`` (ranked above) and ``second``, if it still holds.
@@ -98,6 +115,7 @@ class Sequential:
         return json.dumps({
             "separate": self.separate, "margin": self.margin, "confidence": self.confidence,
             "decided": [decision.to_json() for decision in self.decided], "rounds": self.rounds, "stopped": self.stopped,
+            "lesson": self.lesson,
         })  # fmt: skip
 
     @classmethod
@@ -114,6 +132,7 @@ class Sequential:
                 decided=tuple(Decision.from_json(item) for item in data.get("decided", ())),
                 rounds=data.get("rounds"),
                 stopped=data.get("stopped"),
+                lesson=bool(data.get("lesson", False)),
             )
         except (ValueError, TypeError, KeyError, AttributeError):
             return cls()
@@ -121,10 +140,14 @@ class Sequential:
 
 @dataclass(frozen=True)
 class PairVerdict:
-    """The verdict on #``place`` ``first`` and #``place + 1`` ``second``: its test's
-    ``llr`` (None without a spread) against ``bounds``, the kept ``decision`` that decided it
-    (AHEAD or LEVEL; None while OPEN), and for an OPEN pair about how many ``more_games``
-    (None when that cannot be estimated)."""
+    """The verdict on #``place`` ``first`` and #``place + 1`` ``second``: its sequential
+    test's ``llr`` (None without a spread) against ``bounds``, the kept ``decision`` that
+    decided it (AHEAD or LEVEL; None while OPEN), and for an OPEN pair about how many
+    ``more_games`` would decide it (None when that cannot be estimated or is more than
+    :data:`LESSONS` lessons: ``beyond`` is then True, and the pair reads "practically
+    equal" when its ``gap`` is within the margin); ``lesson`` names the league in the
+    words (``"lesson"`` for a movement, else ``"league"``); ``too_early`` before both
+    bots have the units a verdict needs."""
 
     place: int
     first: str
@@ -135,18 +158,32 @@ class PairVerdict:
     margin: float
     decision: Decision | None = None
     more_games: int | None = None
+    beyond: bool = False
+    lesson: str = "league"
+    too_early: bool = False
+    gap: float | None = None
 
     def text(self) -> str:
-        """One line: ``"#2 quin ahead of #3 pia (decided after 12 rounds)"``."""
+        """One line: ``"#2 quin ahead of #3 pia (decided after 12 rounds)"``.
+
+        >>> PairVerdict(1, "ann", "bo", Verdict.OPEN, 0.4, (-4.1, 4.1), 0.1, beyond=True, lesson="lesson", gap=0.03).text()
+        '#1 ann / #2 bo practically equal: would need more than 10 lessons'
+        """
         first, second = f"#{self.place} {self.first}", f"#{self.place + 1} {self.second}"
         when = "" if self.decision is None else f" ({self.decision.when()})"
         if self.verdict is Verdict.AHEAD:
             return f"{first} ahead of {second}{when}"
         if self.verdict is Verdict.LEVEL:
             return f"{first} level with {second}: within {self.margin:g} pts/g{when}"
+        if self.too_early:
+            return f"{first} / {second} too early to call: too few games yet"
+        close = f"{first} / {second} too close to call in this {self.lesson}"
+        if self.beyond:
+            near = self.gap is not None and abs(self.gap) < self.margin
+            return (f"{first} / {second} practically equal" if near else close) + f": would need more than {LESSONS} {self.lesson}s"
         if self.more_games is None:
-            return f"{first} / {second} undecided: too few games yet to say how many more"
-        return f"{first} / {second} undecided: about {self.more_games:,} more games"
+            return close
+        return f"{close}: about {self.more_games:,} more games"
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -154,21 +191,29 @@ class PairVerdict:
             "llr": self.llr, "bounds": list(self.bounds), "margin": self.margin,
             "decided_after_rounds": None if self.decision is None else self.decision.round,
             "decided_after_games": None if self.decision is None else self.decision.games,
-            "more_games": self.more_games, "text": self.text(),
+            "more_games": self.more_games, "practically_equal": self.beyond, "text": self.text(),
         }  # fmt: skip
 
 
 @dataclass(frozen=True)
 class Verdicts:
-    """The pair verdicts of the places asked, and the summary line (None without a pair)."""
+    """The pair verdicts of the places asked, the podium's rank sets (place, bot, (best,
+    worst)) and the summary line (None without a pair)."""
 
     pairs: tuple[PairVerdict, ...] = ()
     summary: str | None = None
     sequential: Sequential = field(default_factory=Sequential)
+    podium: tuple[tuple[int, str, tuple[int, int]], ...] = ()
+    confidence: float = CONFIDENCE
+
+    def podium_text(self) -> str | None:
+        """:func:`podium_line` of the podium."""
+        return podium_line(self.podium, self.confidence)
 
     def lines(self) -> list[str]:
-        """The pair lines, then the summary."""
-        return [pair.text() for pair in self.pairs] + ([self.summary] if self.summary else [])
+        """The pair lines, the podium's rank sets, then the summary."""
+        podium = self.podium_text()
+        return [pair.text() for pair in self.pairs] + ([podium] if podium else []) + ([self.summary] if self.summary else [])
 
     def decisions(self) -> tuple[Decision, ...]:
         """The kept decisions with those of this look added (what a league keeps)."""
@@ -179,8 +224,20 @@ class Verdicts:
         return tuple(kept)
 
 
+def podium_line(podium: Sequence[tuple[int, str, tuple[int, int]]], confidence: float = CONFIDENCE) -> str | None:
+    """The simultaneous rank sets of the podium's bots in one line; None without any.
+
+    >>> podium_line([(1, "ann", (1, 2)), (2, "quin", (1, 3)), (3, "pia", (3, 3))])
+    'places possible (95%, whole table at once): #1 ann 1–2, #2 quin 1–3, #3 pia 3'
+    """
+    if not podium:
+        return None
+    sets = ", ".join(f"#{place} {bot} {best}" + (f"–{worst}" if worst != best else "") for place, bot, (best, worst) in podium)
+    return f"places possible ({confidence:.0%}, whole table at once): {sets}"
+
+
 def pair_verdicts(fit: Strengths, ranked: Sequence[str], sequential: Sequential, games: int) -> Verdicts:
-    """The verdicts on the neighbours of ``ranked`` (every bot, best first) that
+    """The verdicts on the neighbours of ``ranked`` (every bot with games, best first) that
     ``sequential`` asks about, at a look after ``games`` games of the league (module doc). A
     pair with a bot without games is OPEN.
 
@@ -190,15 +247,18 @@ def pair_verdicts(fit: Strengths, ranked: Sequence[str], sequential: Sequential,
     >>> pair_verdicts(fit_strengths([won] * 18 + [lost] * 2), ["a", "b"], Sequential(), games=20).lines()
     ['#1 a ahead of #2 b (decided after 20 games)', '#1 decided']
     >>> pair_verdicts(fit_strengths([won] * 7 + [lost] * 3), ["a", "b"], Sequential(), games=10).lines()
-    ['#1 a / #2 b undecided: about 69 more games', '#1 not decided after 10 games']
+    ['#1 a / #2 b too close to call in this league: about 69 more games', '#1 not decided after 10 games']
+    >>> pair_verdicts(fit_strengths([won, lost] * 200), ["a", "b"], Sequential(), games=400).lines()
+    ['#1 a level with #2 b: within 0.1 pts/g (decided after 400 games)', '#1 decided']
     """
     tests = min(sequential.separate, len(ranked) - 1)
     bounds = sprt_bounds(tests, sequential.confidence)
+    lesson = "lesson" if sequential.lesson or sequential.rounds is not None else "league"
     out = []
     for place in range(1, tests + 1):
         first, second = ranked[place - 1], ranked[place]
         if first not in fit.bots or second not in fit.bots:
-            out.append(PairVerdict(place, first, second, Verdict.OPEN, None, bounds, sequential.margin))
+            out.append(PairVerdict(place, first, second, Verdict.OPEN, None, bounds, sequential.margin, lesson=lesson, too_early=True))
             continue
         a, b = fit.index(first), fit.index(second)
         gap, se = pair_gap(fit, a, b)
@@ -206,17 +266,28 @@ def pair_verdicts(fit: Strengths, ranked: Sequence[str], sequential: Sequential,
         llr = sprt_llr(gap, se, sequential.margin)
         kept = sequential.kept(first, second)
         if kept is not None:
-            out.append(PairVerdict(place, first, second, kept.verdict, llr, bounds, sequential.margin, kept))
+            out.append(PairVerdict(place, first, second, kept.verdict, llr, bounds, sequential.margin, kept, lesson=lesson))
             continue
-        verdict = sprt(gap, se, units, sequential.margin, tests, sequential.confidence)
+        verdict = judge(gap, se, units, sequential.margin, tests, sequential.confidence)
         if verdict is Verdict.OPEN:
-            more = games_to_decide(llr, units, games, bounds)
-            out.append(PairVerdict(place, first, second, verdict, llr, bounds, sequential.margin, None, more))
+            needs = [
+                value for value in (
+                    games_to_decide(llr, units, games, bounds),
+                    games_to_level(gap, se, units, games, sequential.margin, tests, sequential.confidence),
+                ) if value is not None
+            ]  # fmt: skip
+            more = min(needs) if needs else None
+            beyond = more is not None and more > LESSONS * games
+            early = units < SEQUENTIAL_MIN_UNITS and not beyond and more is None
+            out.append(PairVerdict(
+                place, first, second, verdict, llr, bounds, sequential.margin, None,
+                None if beyond else more, beyond, lesson, early, gap,
+            ))  # fmt: skip
         else:
             decision = Decision(first, second, verdict, sequential.rounds, games)
-            out.append(PairVerdict(place, first, second, verdict, llr, bounds, sequential.margin, decision))
+            out.append(PairVerdict(place, first, second, verdict, llr, bounds, sequential.margin, decision, lesson=lesson))
     pairs = tuple(out)
-    return Verdicts(pairs, summary(pairs, sequential, games), sequential)
+    return Verdicts(pairs, summary(pairs, sequential, games), sequential, confidence=sequential.confidence)
 
 
 def summary(pairs: Sequence[PairVerdict], sequential: Sequential, games: int) -> str | None:

@@ -200,6 +200,12 @@ class BotClient:
                     f"{code.name}: {details}",
                 ) from None
             raise HelloError(f"{who}: Hello failed with gRPC status {code.name}: {details}", f"{code.name}: {details}") from None
+        if reply.protocol_major == 0:
+            raise ProtocolMismatch(
+                f"{who} answered Hello without protocol_major (an unset field reads 0): set protocol_major = {major} "
+                f"and protocol_minor = {minor} in its HelloReply (docs/protocol.md)",
+                codec.message_json(reply),
+            )
         if reply.protocol_major != major:
             raise ProtocolMismatch(
                 f"{who} speaks protocol {reply.protocol_major}.{reply.protocol_minor}, the referee {major}.{minor}: "
@@ -267,6 +273,12 @@ class BotClient:
                 self._streams.pop(key, None)
             return None
         ms = (heard.ended_at - heard.started) * 1000.0
+        if heard.early and heard.answer is not None:
+            detail = (
+                f"its Play stream sent an Answer (decision_number {heard.answer.decision_number}) before decision "
+                f"{request.decision_number} was asked: an answer must follow its request"
+            )
+            return Reply(None, "malformed", detail, request, codec.message_json(heard.answer), ms, render)
         if heard.expired:
             return _timed_out(ask.deadline_s, ms, request, render)
         if heard.error is not None:

@@ -16,6 +16,15 @@ not woken per decision. A stream that timed out, failed or answered out of turn 
 and the seat's next decision opens a new one: an answer late for one decision is never
 read as the answer to the next.
 
+**An answer never comes before its request.** Between two decisions a receive is always
+outstanding on the stream (posted when the stream opens and after each answer), so gRPC
+takes whatever the bot sends meanwhile. Before a request is sent, the asker posts an empty
+batch, which gRPC completes at once: an answer whose receive completed before that marker
+was taken before the request was sent (``early``), and the bot cannot have seen the
+request it claims to answer, whatever its decision number; it is a fault
+(docs/protocol.md). An answer that arrives while the request is being sent cannot be told
+from a quick one and is judged as an answer.
+
 Every stream's events are read to its end (its status), by the asker or, once closed or
 abandoned, by one process-wide reaper thread (:class:`_Reaper`): gRPC frees a call only
 then, and closing a channel waits for it.
@@ -45,7 +54,7 @@ from referee._proto.knockout_whist.v1 import bot_pb2_grpc as pb_grpc
 from referee.transport.streamguard import PRIVATE_LAYER_ERRORS, turn_streams_off
 
 _FLAGS = 0
-_START, _META, _ASK, _CLOSE = "start", "meta", "ask", "close"  # the tags of a stream's batches
+_START, _META, _ASK, _NEXT, _MARK, _CLOSE = "start", "meta", "ask", "next", "mark", "close"  # the tags of a stream's batches
 CLOSE_WAIT_S = 1.0  # how long a closed stream waits for the bot to end its side before it is cancelled, s
 PRUNE_AT = 64  # disarmed deadlines kept in the heap before it is rebuilt without them (when they are also half of it)
 
@@ -71,8 +80,10 @@ class Heard:
     """What one ask on a stream came to: the ``answer`` (None when none came), else
     ``error`` (the status the stream ended with, not OK), ``ended`` (the bot ended the
     stream with status OK before answering) or ``expired`` (the deadline passed: the
-    referee cancelled the stream). ``started`` and ``ended_at``: ``time.monotonic()`` s
-    read on the asking thread just before the request was handed to gRPC and just after."""
+    referee cancelled the stream). ``early``: the ``answer`` was taken before the request
+    was sent (which was then not sent; the stream is abandoned). ``started`` and
+    ``ended_at``: ``time.monotonic()`` s read on the asking thread just before the request
+    was handed to gRPC and just after."""
 
     answer: pb.Answer | None
     error: grpc.RpcError | None
@@ -80,6 +91,7 @@ class Heard:
     expired: bool
     started: float
     ended_at: float
+    early: bool = False
 
 
 class _Deadline:
@@ -230,58 +242,126 @@ class PlayStream:
             play._context,
             play._registered_call_handle,
         )
+        self._receiving = False  # a receive is outstanding (_NEXT): what the bot sends between decisions is taken
+        with self._lock:
+            self._receive()
 
     def ask(self, request: pb.DecisionRequest, deadline_s: float | None) -> Heard:
         """Send ``request`` and wait for its answer, up to ``deadline_s`` seconds (None: no
-        limit), blocking the calling thread. Never raises for the bot's behaviour."""
+        limit), blocking the calling thread. Never raises for the bot's behaviour. An answer
+        taken before the request was sent comes back ``early``, and the request is not sent."""
+        with self._lock:
+            self._asking = True
+        before = self._before_sending()
+        if before is not None:
+            return before
         started = time.monotonic()
-        operations = (cygrpc.SendMessageOperation(request.SerializeToString(), _FLAGS), cygrpc.ReceiveMessageOperation(_FLAGS))
         token = None if deadline_s is None else _DEADLINES.arm(started + deadline_s, self)
         with self._lock:
             try:
-                asked = self._status is None and self._call.operate(operations, _ASK)
+                asked = self._status is None and self._receiving and self._call.operate(
+                    (cygrpc.SendMessageOperation(request.SerializeToString(), _FLAGS),), _ASK
+                )
             except PRIVATE_LAYER_ERRORS:
                 if token is not None:
                     _DEADLINES.disarm(token)
+                self._asking = False
                 raise
             self._pending += 1 if asked else 0
-            self._asking = True
-        message: bytes | None = None
-        while asked:
-            event = self._call.next_event()
-            if self._read(event) is _ASK:
-                message = event.batch_operations[1].message() if event.success else None
-                break
+        message = self._answer() if asked else None
         if message is None:
             self._drain()  # the stream is over: its status says why
         ended = time.monotonic()
         fired = token is not None and _DEADLINES.disarm(token)
+        self._done_asking()
+        if message is None:
+            return self._over(fired, started, ended)
+        heard = _decoded(message, started, ended)
+        if heard.answer is None:
+            self.abandon()
+        elif fired:
+            self.close()  # answered just as the deadline cancelled the stream: a new one next time
+        else:
+            with self._lock:
+                self._receive()
+        return heard
+
+    def _before_sending(self) -> Heard | None:
+        """Read what the stream holds before a request is sent, up to a marker batch gRPC
+        completes at once: None when nothing came; else what ends the ask (an answer sent
+        before its request, or the stream's end)."""
+        with self._lock:
+            try:
+                marked = self._status is None and self._call.operate((), _MARK)
+            except PRIVATE_LAYER_ERRORS:
+                self._asking = False
+                raise
+            self._pending += 1 if marked else 0
+        early: bytes | None = None
+        came = False
+        while marked:
+            event = self._call.next_event()
+            tag = self._read(event)
+            if tag is _NEXT:
+                came, early = True, _message(event)
+            elif tag is _MARK:
+                break
+        if not came and marked:
+            return None
+        now = time.monotonic()
+        if early is None:  # the stream ended (or never started) before this request
+            self._drain()
+            self._done_asking()
+            return self._over(False, now, now)
+        self._done_asking()
+        self.abandon()
+        return _decoded(early, now, now, early=True)
+
+    def _answer(self) -> bytes | None:
+        """Read events up to the outstanding receive's and the request's send: the answer, or
+        None (the stream ended). gRPC takes one send at a time: the next request waits for
+        this one's event, which comes at once once the bot has answered."""
+        message: bytes | None = None
+        answered = sent = False
+        while not (answered and sent):
+            event = self._call.next_event()
+            tag = self._read(event)
+            if tag is _NEXT:
+                answered, message = True, _message(event)
+                if message is None:
+                    return None  # the stream is over: the send's event comes with its end
+            elif tag is _ASK:
+                sent = True
+        return message
+
+    def _receive(self) -> None:
+        """Post the receive that takes the bot's next message (lock held)."""
+        self._receiving = self._status is None and self._call.operate((cygrpc.ReceiveMessageOperation(_FLAGS),), _NEXT)
+        self._pending += 1 if self._receiving else 0
+
+    def _done_asking(self) -> None:
         with self._lock:
             self._asking = False
             if self._to_reaper:
                 _REAPER.take(self)
-        if message is None:
-            self.broken = True
-            code, details = self._status or (grpc.StatusCode.UNKNOWN, "the stream ended")
-            if self._expired or fired:
-                return Heard(None, None, False, True, started, ended)
-            if code is grpc.StatusCode.OK:
-                return Heard(None, None, True, False, started, ended)
-            return Heard(None, StreamError(code, details), False, False, started, ended)
-        try:
-            answer = pb.Answer.FromString(message)
-        except DecodeError:
-            self.abandon()
-            return Heard(None, StreamError(grpc.StatusCode.INTERNAL, "Exception deserializing response!"), False, False, started, ended)
-        if fired:
-            self.close()  # answered just as the deadline cancelled the stream: a new one next time
-        return Heard(answer, None, False, False, started, ended)
+
+    def _over(self, fired: bool, started: float, ended: float) -> Heard:
+        """The ask of a stream that gave no answer: expired, ended by the bot, or failed."""
+        self.broken = True
+        code, details = self._status or (grpc.StatusCode.UNKNOWN, "the stream ended")
+        if self._expired or fired:
+            return Heard(None, None, False, True, started, ended)
+        if code is grpc.StatusCode.OK:
+            return Heard(None, None, True, False, started, ended)
+        return Heard(None, StreamError(code, details), False, False, started, ended)
 
     def _read(self, event: Any) -> str:
         """Note one event of this stream's queue; returns its tag."""
         tag: str = event.tag
         with self._lock:
             self._pending -= 1
+            if tag is _NEXT:
+                self._receiving = False
             if tag is _START:
                 status = event.batch_operations[1]
                 code = _common.CYGRPC_STATUS_CODE_TO_STATUS_CODE.get(status.code(), grpc.StatusCode.UNKNOWN)
@@ -327,18 +407,33 @@ class PlayStream:
             _REAPER.take(self)
 
 
+def _message(event: Any) -> bytes | None:
+    """The message a receive's event took, None when the stream ended instead."""
+    return event.batch_operations[0].message() if event.success else None
+
+
+def _decoded(message: bytes, started: float, ended: float, *, early: bool = False) -> Heard:
+    """The :class:`Heard` of an answer's bytes: the ``Answer``, or the error of bytes that
+    are none (its ``answer`` None: the caller abandons the stream)."""
+    try:
+        answer = pb.Answer.FromString(message)
+    except DecodeError:
+        return Heard(None, StreamError(grpc.StatusCode.INTERNAL, "Exception deserializing response!"), False, False, started, ended)
+    return Heard(answer, None, False, False, started, ended, early=early)
+
+
 def self_check() -> None:
     """Use, once, everything this module takes from below gRPC's public API, on a stream to
-    nowhere: open it on a channel to a socket that does not exist, hand it an ask and a
-    close, cancel it and read it to its end. No bot is involved. Raises one of
+    nowhere: open it on a channel to a socket that does not exist (which posts its first
+    receive), hand it a marker, an ask and a close, cancel it and read it to its end. No bot is involved. Raises one of
     :data:`~referee.transport.streamguard.PRIVATE_LAYER_ERRORS` when that layer is missing
     or has changed (the referee then asks every bot by ``Decide``)."""
     channel = grpc.insecure_channel("unix:/nonexistent/kwhist-stream-check.sock")
     try:
         stream = PlayStream(pb_grpc.KnockoutWhistBotStub(channel))
-        operations = (cygrpc.SendMessageOperation(b"", _FLAGS), cygrpc.ReceiveMessageOperation(_FLAGS))
         with stream._lock:
-            stream._pending += 1 if stream._call.operate(operations, _ASK) else 0
+            stream._pending += 1 if stream._call.operate((), _MARK) else 0
+            stream._pending += 1 if stream._call.operate((cygrpc.SendMessageOperation(b"", _FLAGS),), _ASK) else 0
             stream._pending += 1 if stream._call.operate((cygrpc.SendCloseFromClientOperation(_FLAGS),), _CLOSE) else 0
             stream._call.cancel(cygrpc.StatusCode.cancelled, "the referee's check of its stream client")
         stream._drain()

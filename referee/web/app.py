@@ -16,7 +16,7 @@ once every open page has them.
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 from typing import TypeVar
 
@@ -25,7 +25,7 @@ import anyio.to_thread
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response, StreamingResponse
-from starlette.routing import Mount, Route
+from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from referee.errors import StoreError
@@ -87,9 +87,17 @@ def sse_message(event: str, html: str) -> str:
     return f"event: {event}\n" + "".join(f"data: {line}\n" for line in html.splitlines()) + "\n"
 
 
-def make_app(pages: Pages, audience: Audience | None = None) -> Starlette:
+def to_index(request: Request) -> Response:
+    """``/`` sends the browser to ``index.html`` with the same query (``/?tv=1``: the
+    projector view)."""
+    query = request.url.query
+    return RedirectResponse("index.html" + (f"?{query}" if query else ""))
+
+
+def make_app(pages: Pages, audience: Audience | None = None, extra: Sequence[BaseRoute] = ()) -> Starlette:
     """The site of ``pages`` (bot logs only when ``pages.logs_dir`` is set: ``--show-logs``);
-    ``audience`` follows its event streams."""
+    ``audience`` follows its event streams. ``extra``: more routes (people's tables,
+    :mod:`referee.web.table`)."""
     logs_dir = pages.logs_dir
     audience = audience or Audience()
 
@@ -163,7 +171,7 @@ def make_app(pages: Pages, audience: Audience | None = None) -> Starlette:
         return PlainTextResponse(text, media_type="text/plain; charset=utf-8")
 
     routes = [
-        Route("/", lambda request: RedirectResponse("index.html")),
+        Route("/", to_index),
         Route("/index.html", index),
         Route("/h2h.html", h2h),
         Route("/games.html", games),
@@ -174,7 +182,7 @@ def make_app(pages: Pages, audience: Audience | None = None) -> Starlette:
     ]
     if logs_dir is not None:
         routes.append(Route("/logs/{path:path}", log))
-    return Starlette(routes=routes)
+    return Starlette(routes=[*routes, *extra])
 
 
 def _not_found(text: str) -> Response:

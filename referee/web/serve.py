@@ -13,6 +13,7 @@ from hypercorn.config import Config, Sockets
 from hypercorn.trio.run import worker_serve
 from hypercorn.utils import wrap_app
 from starlette.applications import Starlette
+from starlette.routing import BaseRoute
 
 from referee.errors import ConfigError
 from referee.results.store import ResultsStore
@@ -69,11 +70,18 @@ async def serve_site(
     address: tuple[str, int],
     *,
     audience: Audience | None = None,
+    routes: Sequence[BaseRoute] = (),
     task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED,
 ) -> None:
     """Serve ``pages`` on ``address`` until cancelled; reports its URL (``http://HOST:PORT/``,
     the real port when 0 was asked) through ``task_status``. ``audience`` follows the open
-    pages. ConfigError when the address cannot be listened on (in use, not this machine's)."""
+    pages; ``routes`` are served beside them (people's tables). ConfigError when the
+    address cannot be listened on (in use, not this machine's)."""
+    await serve_app(make_app(pages, audience, routes), address, task_status=task_status)
+
+
+async def serve_app(app: Starlette, address: tuple[str, int], *, task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED) -> None:
+    """Serve ``app`` on ``address`` until cancelled, as :func:`serve_site` does."""
     host, port = address
     config = _config(host, port)
     try:
@@ -85,7 +93,6 @@ async def serve_site(
     bound = sockets.insecure_sockets[0].getsockname()
     shown_host = f"[{bound[0]}]" if ":" in str(bound[0]) else bound[0]
     task_status.started(f"http://{shown_host}:{bound[1]}/")
-    app = make_app(pages, audience)
     await _serve(app, config, sockets)
 
 
@@ -105,13 +112,14 @@ def beside_league(
     logs_dir: Path,
     announce: Callable[[str], object],
     say: Callable[[str], object],
+    routes: Sequence[BaseRoute] = (),
 ) -> Callable[[], Awaitable[None]]:
     """``referee run --serve``: an async function that runs ``league`` with the site of
     ``results`` served beside it in the same trio run. ``announce`` is told the site's URL
     once it listens. When the league is over, every open page is sent its final progress
     and standings (waiting up to :data:`FINAL_WAIT_S`) before the site stops; ``say`` is
-    told how many got them and how to keep the site up. ConfigError at once for a bad
-    ``address``."""
+    told how many got them and how to keep the site up. ``routes`` are served beside the
+    site (people's tables). ConfigError at once for a bad ``address``."""
     where = parse_address(address)
 
     async def run() -> None:
@@ -120,7 +128,7 @@ def beside_league(
         audience = Audience()
         try:
             async with trio.open_nursery() as nursery:
-                url = await nursery.start(partial(serve_site, pages, where, audience=audience))
+                url = await nursery.start(partial(serve_site, pages, where, audience=audience, routes=routes))
                 announce(url)
                 await league()
                 audience.poke()

@@ -77,15 +77,16 @@ function loadService() {
   return grpc.loadPackageDefinition(definition).knockout_whist.v1.KnockoutWhistBot.service;
 }
 
-// The answer to one request, or a gRPC error status if the strategy throws (a fault
-// "malformed" for that decision; the referee goes on with the seat's next one).
-function answer(request) {
-  try {
-    return { action: decide(request) };
-  } catch (error) {
-    process.stderr.write(`${NAME}: decision ${request.decision_number} of ${request.game_id}: ${error.stack}\n`);
-    return { error: { code: grpc.status.INTERNAL, details: `bot raised ${error}`.slice(0, 400) } };
-  }
+// An exception while answering: its stack goes to stderr (the bot's log), and the call
+// ends with a gRPC error status instead (fault "malformed" for that decision; the referee
+// goes on with the seat's next one, on Decide or on a new Play stream). Never silent.
+function logError(where, error) {
+  process.stderr.write(`${NAME}: ${where}: ${(error && error.stack) || error}\n`);
+}
+
+function failure(request, error) {
+  logError(`decision ${request.decision_number} of ${request.game_id}`, error);
+  return { code: grpc.status.INTERNAL, details: `bot raised ${error}`.slice(0, 400) };
 }
 
 const handlers = {
@@ -96,8 +97,14 @@ const handlers = {
   },
   // One decision per call (every referee; the simplest contract).
   Decide(call, callback) {
-    const { action, error } = answer(call.request);
-    callback(error || null, action);
+    let action;
+    try {
+      action = decide(call.request);
+    } catch (error) {
+      callback(failure(call.request, error));
+      return;
+    }
+    callback(null, action);
   },
   // One seat of one game on one stream (protocol 1.1, asked because Hello says
   // plays_streams): each DecisionRequest is answered in order, echoing its decision_number.
@@ -106,9 +113,11 @@ const handlers = {
   Play(call) {
     call.on('data', (request) => {
       if (call.writableEnded) return; // failed on an earlier request: the stream is over
-      const { action, error } = answer(request);
-      if (error) call.emit('error', error); // ends the stream with that status
-      else call.write({ decision_number: request.decision_number, action });
+      try {
+        call.write({ decision_number: request.decision_number, action: decide(request) });
+      } catch (error) {
+        call.emit('error', failure(request, error)); // ends this stream with that status
+      }
     });
     call.on('end', () => {
       if (!call.writableEnded) call.end();
@@ -126,6 +135,9 @@ function main() {
   removeStaleSocket(address);
   server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (error, port) => {
     if (error) fail(`cannot listen on ${address}: ${error.message}`);
+    // Serving: from now on an exception no handler caught is logged with its stack, and
+    // the bot keeps serving (Node would otherwise end the process, and its games, at once).
+    process.on('uncaughtException', (uncaught) => logError('uncaught exception', uncaught));
     process.stderr.write(`${NAME}: serving on ${address}${port > 0 && !address.startsWith('unix:') ? ` (port ${port})` : ''}\n`);
   });
   let stopping = false;

@@ -7,13 +7,22 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from referee.checkbot.situations import build_situations
+from referee.game.views import Pass, SeatStatus
 from tests.conftest import REPO, processes_matching, run_referee
 from tests.transport.helpers import BotLauncher
 
 SAMPLES = REPO / "sample_bots" / "python"
 BOTS = Path(__file__).parent / "bots"
 FAULT_BOTS = REPO / "tests" / "faults" / "bots"
-LINE = re.compile(r"^(PASS|FAIL|SKIP)  (.+?) — (.*)$")
+LINE = re.compile(r"^(PASS|WARN|FAIL|SKIP)  (.+?) — (.*)$")
+COVERAGE = build_situations()
+CHECKS = len(COVERAGE.situations) + 7  # hello, protocol, the situations, branches, on-time, game-over, games, refused-calls
+
+
+def title_of(branch: str) -> str:
+    """The line of the situation that asks ``branch``."""
+    return next(situation.title for situation in COVERAGE.situations if branch in situation.branches)
 
 
 def check(tmp: Path, *args: str) -> tuple[int, dict[str, tuple[str, str]], str]:
@@ -29,7 +38,7 @@ def check(tmp: Path, *args: str) -> tuple[int, dict[str, tuple[str, str]], str]:
 
 
 def failed(lines: dict[str, tuple[str, str]]) -> set[str]:
-    return {title for title, (status, _) in lines.items() if status != "PASS"}
+    return {title for title, (status, _) in lines.items() if status not in ("PASS", "WARN")}
 
 
 def test_both_sample_bots_pass_every_check_on_the_path_they_offer(short_tmp: Path) -> None:
@@ -38,46 +47,56 @@ def test_both_sample_bots_pass_every_check_on_the_path_they_offer(short_tmp: Pat
         assert code == 0, out
         assert not failed(lines), out
         assert lines["speaks protocol 1.x"][1].endswith(f"; answers decisions over {path}"), "it says how the bot was asked"
-        assert len(lines) == 15
+        assert len(lines) == CHECKS
         assert "plays 20 games against the sample bots without a fault" in lines
-        assert "all 15 checks passed" in out
+        assert f"all {CHECKS} checks passed" in out
+        covered = lines["covers the branches of the rules"][1]
+        assert covered.startswith(f"{len(COVERAGE.covered)} branches asked in {len(COVERAGE.situations)} situations, found in ")
+        assert "lead-after-pass" in covered
     assert not processes_matching(str(short_tmp)), "every bot process (its sandbox names our log folder) is gone"
 
 
 def test_off_suit_when_it_could_follow_fails_follow_suit(short_tmp: Path) -> None:
     code, lines, out = check(short_tmp, "--games", "2", "--", "python", str(BOTS / "offsuit_bot.py"))
     assert code == 1
-    assert lines["follows suit"][0] == "FAIL" and lines["follows suit"][1].startswith("illegal: 4S is not legal here")
-    assert lines["leads a trick"][0] == "PASS" and lines["plays when void in the led suit"][0] == "PASS"
-    block = out.split("follows suit —", 1)[1]
-    assert "asked: asked to play a card as seat 1 in round 1" in block and "trick so far: seat 0 7C" in block
-    assert "answered: 4S" in block
-    assert "expected: one of: 3C KC — holding the led suit, it must follow suit (rules.md R12)" in block
+    follow = title_of("follow-suit")
+    status, summary = lines[follow]
+    assert status == "FAIL" and re.match(r"illegal: \w\w does not follow suit: you hold [SHDC] \(", summary), summary
+    assert lines[title_of("lead")][0] == "PASS" and lines[title_of("void")][0] == "PASS"
+    view = next(s.view for s in COVERAGE.situations if "follow-suit" in s.branches)
+    block = out.split(f"{follow} —", 1)[1]
+    assert f"asked: asked to play a card as seat {view.seat} in round {view.round_number}" in block
+    assert f"expected: one of: {' '.join(map(str, view.legal))} — holding the led suit, it must follow suit (rules.md R12)" in block
 
 
 def test_a_bot_that_never_names_trump_fails_name_trump(short_tmp: Path) -> None:
     code, lines, out = check(short_tmp, "--games", "2", "--", "python", str(BOTS / "no_trump_bot.py"))
     assert code == 1
-    status, summary = lines["names trump after the deal"]
+    name_trump = title_of("name-trump")
+    status, summary = lines[name_trump]
     assert status == "FAIL" and summary.startswith("malformed: reply sets play but the decision asked was CHOOSE_TRUMP")
-    block = out.split("names trump after the deal —", 1)[1]
-    assert "asked: asked to name trump as seat 0 in round 2 (6 cards), trump not named yet" in block
-    assert 'answered: {"play":{"rank":"QUEEN","suit":"SPADES"}}' in block
+    assert "the bot's log: " in summary, "a malformed line names the bot's log"
+    block = out.split(f"{name_trump} —", 1)[1]
+    assert "asked: asked to name trump as seat" in block and 'answered: {"play":{' in block
     assert "expected: one of: trump S trump H trump D trump C" in block
-    assert lines["follows suit"][0] == "PASS"
+    assert lines[title_of("follow-suit")][0] == "PASS"
 
 
-def test_a_dog_passing_on_its_last_trick_fails_that_line_only(short_tmp: Path) -> None:
+def test_a_dog_passing_on_its_last_trick_fails_only_where_a_dog_may_not_pass(short_tmp: Path) -> None:
     code, lines, out = check(short_tmp, "--games", "2", "--", "python", str(BOTS / "dog_pass_last_bot.py"))
     assert code == 1
-    assert lines["a dog on its last trick"][0] == "FAIL"
-    assert lines["a dog on its last trick"][1] == "illegal: pass is not legal here"
-    assert lines["a dog chooses to pass or play"][0] == "PASS", "passing before the last trick is legal"
-    block = out.split("a dog on its last trick —", 1)[1]
-    assert "on the dog's life, trick 6 of 6" in block and "answered: pass" in block
-    assert "expected: one of: 5C — a dog may not pass on the last trick of the round (rules.md R18)" in block
-    assert lines["a dog in the last round"] == ("FAIL", "illegal: pass is not legal here"), "the last round's trick is the dog's last too"
-    assert failed(lines) <= {"a dog on its last trick", "a dog in the last round", "plays 2 games against the sample bots without a fault"}
+    last = title_of("dog-last-trick")
+    status, summary = lines[last]
+    assert status == "FAIL" and summary == "illegal: pass: a dog may not pass on the last trick of the round, rules.md R18"
+    assert lines[title_of("dog-follows")][0] == "PASS", "passing before the last trick is legal"
+    block = out.split(f"{last} —", 1)[1]
+    assert "on the dog's life" in block and "answered: pass" in block
+    assert "— a dog may not pass on the last trick of the round (rules.md R18)" in block
+    must_play = {
+        s.title for s in COVERAGE.situations if s.view.status[s.view.seat] is SeatStatus.DOG and Pass() not in s.view.legal
+    }
+    assert {last, title_of("dog-last-round"), title_of("dog-first-trick")} <= must_play
+    assert failed(lines) == must_play | {"plays 2 games against the sample bots without a fault"} or failed(lines) == must_play
 
 
 def test_hello_failures_skip_the_rest(short_tmp: Path) -> None:
@@ -100,20 +119,33 @@ def test_slow_answers_fail_on_time(short_tmp: Path) -> None:
     )
     assert code == 1
     assert lines["answers on time"][0] == "FAIL"
-    assert lines["leads a trick"][0] == "FAIL" and lines["leads a trick"][1].startswith("timeout")
-    status, summary = lines["follows suit"]
-    assert status == "FAIL" and "most likely the bot was still at work on an earlier request ('leads a trick'" in summary
+    first, second = COVERAGE.situations[0].title, COVERAGE.situations[1].title
+    assert lines[first][0] == "FAIL" and lines[first][1].startswith("timeout")
+    status, summary = lines[second]
+    assert status == "FAIL" and f"most likely the bot was still at work on an earlier request ('{first}'" in summary
     assert "DEADLINE_EXCEEDED" not in out, "the gRPC status stays in the bot's log"
 
 
-def test_a_bot_that_crashes_only_as_a_leading_dog_fails(short_tmp: Path) -> None:
+def test_a_bot_that_crashes_only_as_a_leading_dog_fails_there_and_is_started_again(short_tmp: Path) -> None:
     code, lines, out = check(short_tmp, "--games", "2", "--", "python", str(BOTS / "dog_lead_crash_bot.py"))
     assert code == 1, out
-    status, summary = lines["a dog that is due to lead"]
+    status, summary = lines[title_of("dog-leads")]
     assert status == "FAIL" and summary.startswith("crash: the connection to the bot was lost") and "exited with code 5" in summary
-    assert lines["a dog chooses to pass or play"][0] == "PASS" and lines["a dog on its last trick"][0] == "PASS"
-    assert lines["a dog after another dog passed"] == ("SKIP", "not asked: the bot crashed at 'dog-leads'")
+    log = Path(summary.split("the bot's log: ", 1)[1].split()[0])
+    assert log.is_file() and log.parent == short_tmp / "logs", "a crash line names the bot's log"
+    for branch in ("dog-follows", "dog-last-trick", "dog-after-pass"):
+        assert lines[title_of(branch)][0] == "PASS", f"{branch}: asked of the bot started again"
     assert "UNAVAILABLE" not in out
+
+
+def test_the_issues_bot_reading_the_led_suit_from_the_first_play_fails_where_a_dog_passed_the_lead(short_tmp: Path) -> None:
+    """A dog leads and passes, a normal player plays next: the trick's first play holds no card."""
+    code, lines, out = check(short_tmp, "--games", "1", "--", "python", str(BOTS / "naive_led_suit_bot.py"))
+    assert code == 1, out
+    status, summary = lines[title_of("lead-after-pass")]
+    assert status == "FAIL" and summary.startswith("crash: ") and "exited with code 1" in summary, summary
+    assert lines[title_of("lead")][0] == "PASS" and lines[title_of("follow-suit")][0] == "PASS"
+    assert lines[title_of("after-dog-card")][0] == "PASS", "a dog's card led is read fine"
 
 
 def test_a_bot_already_running_is_checked_by_address(short_tmp: Path) -> None:
@@ -135,13 +167,19 @@ def test_usage_errors_are_one_line() -> None:
     assert done.returncode == 2 and "not both" in done.stderr
 
 
-def test_rule_options_set_the_rules_of_the_games(short_tmp: Path) -> None:
+def test_rule_options_pin_the_rules_of_the_games_and_of_the_situations(short_tmp: Path) -> None:
     bot = str(BOTS / "short_game_bot.py")
     code, lines, out = check(short_tmp, "--games", "2", "--", "python", bot)
+    assert code == 1, out
+    short = {situation.title for situation in COVERAGE.situations if situation.view.rules.start_hand_size < 7}
+    assert {title_of("short-game"), title_of("one-round-game")} <= short
+    assert failed(lines) == short, "its bug is met under the variants too"
+    code, lines, out = check(short_tmp, "--games", "2", "--rule", "start_hand_size=7", "--", "python", bot)
     assert code == 0, out
+    assert "not possible under the rules given: " in lines["covers the branches of the rules"][1]
+    assert "one-round-game" in lines["covers the branches of the rules"][1].split("not possible under the rules given: ")[1]
     code, lines, out = check(short_tmp, "--games", "2", "--rule", "start_hand_size=3", "--", "python", bot)
     assert code == 1, out
-    assert failed(lines) == {"plays 2 games against the sample bots without a fault"}, out
     assert "malformed" in lines["plays 2 games against the sample bots without a fault"][1]
 
 

@@ -1,5 +1,6 @@
-"""The scripted situations of ``referee check-bot`` are exact: each asks the intended
-question with the intended legal set (rules.md R8, R11, R12, R18, R3)."""
+"""check-bot's situations come from the engine itself (issue 37): seeded games under every
+rule variant not pinned, until each branch of the rules has been asked; each situation is
+a real decision of a real game, asked as a game of its own, the same on every run."""
 
 from __future__ import annotations
 
@@ -8,99 +9,104 @@ import json
 import pytest
 
 from referee.checkbot.describe import action_text, describe_request, legal_answers
-from referee.checkbot.situations import Situation, build_situations, finish, stack_deck
-from referee.game.cards import parse_card, parse_cards
-from referee.game.dealing import deal
-from referee.game.views import DecisionKind, Pass, SeatStatus, format_action
+from referee.checkbot.situations import BRANCHES, build_situations, finish, rule_sets, variant_values
+from referee.game.engine import replay
+from referee.game.rules import Rules
+from referee.game.views import ChooseTrump, DecisionKind, Pass, SeatStatus, SeatView
 from referee.transport import codec
 
-IN, DOG = SeatStatus.IN, SeatStatus.DOG
-SITUATIONS = {situation.key: situation for situation in build_situations()}
+COVERAGE = build_situations()
+BY_BRANCH = {key: situation for situation in COVERAGE.situations for key in situation.branches}
 
 
-def legal(situation: Situation) -> list[str]:
-    return [format_action(action) for action in situation.view.legal]
+def view_of(branch: str) -> SeatView:
+    return BY_BRANCH[branch].view
 
 
-@pytest.mark.parametrize(
-    ("key", "decision", "round_number", "trick", "hand", "expected"),
-    [
-        ("lead", DecisionKind.PLAY, 1, 1, "7C AS KS 2D 5D 9H 3S", "3S KS AS 9H 2D 5D 7C"),
-        ("follow-suit", DecisionKind.PLAY, 1, 1, "KC 3C 4S 6D TD JH 8S", "3C KC"),
-        ("void", DecisionKind.PLAY, 1, 1, "AD KD QD JD 2H 3H 4H", "2H 3H 4H JD QD KD AD"),
-        ("name-trump", DecisionKind.CHOOSE_TRUMP, 2, 1, "AS KS QS 2D 3D 4D", "trump S trump H trump D trump C"),
-        ("dog-choice", DecisionKind.PLAY, 2, 1, "5C", "5C pass"),
-        ("dog-last-trick", DecisionKind.PLAY, 2, 6, "5C", "5C"),
-        ("dog-leads", DecisionKind.PLAY, 2, 1, "5C", "5C pass"),
-        ("dog-after-pass", DecisionKind.PLAY, 2, 1, "6C", "6C pass"),
-        ("final-round-dog", DecisionKind.PLAY, 7, 1, "5C", "5C"),
-        ("final-round", DecisionKind.PLAY, 7, 1, "AD", "AD"),
-    ],
-)
-def test_each_situation_asks_the_intended_question(
-    key: str, decision: DecisionKind, round_number: int, trick: int, hand: str, expected: str
-) -> None:
-    situation = SITUATIONS[key]
-    view = situation.view
-    assert view.decision is decision
-    assert (view.round_number, view.trick_number) == (round_number, trick)
-    assert sorted(view.hand) == sorted(parse_cards(hand))
-    assert " ".join(legal(situation)) == expected
-    assert situation.game.to_act == view.seat
-    assert view.game_id == f"check-{key}", "each situation is a game of its own"
+def test_each_situation_is_a_decision_of_its_branches_asked_as_a_game_of_its_own() -> None:
+    assert not COVERAGE.missed and not COVERAGE.impossible
+    branches = {branch.key: branch for branch in BRANCHES}
+    ids = [situation.view.game_id for situation in COVERAGE.situations]
+    assert len(set(ids)) == len(ids) and all(game_id == f"check-{s.key}" for game_id, s in zip(ids, COVERAGE.situations))
+    for situation in COVERAGE.situations:
+        view = situation.view
+        assert situation.game.to_act == view.seat and view.decision is not None and view.legal
+        for key in situation.branches:
+            assert branches[key].holds(view, situation.events), (key, situation.title)
+        again = replay(view.num_seats, view.rules, situation.game.seed, situation.game.first_dealer, None, (), view.game_id)
+        assert again.rounds[0].deck == situation.game.rounds[0].deck, "a seeded game of the engine"
+    order = [situation.key for situation in COVERAGE.situations]
+    assert order == [branch.key for branch in BRANCHES if branch.key in order], "asked in the order of the list"
 
 
-def test_the_led_suit_and_the_dog_are_as_scripted() -> None:
-    assert SITUATIONS["follow-suit"].view.led_suit == parse_card("7C").suit
-    assert SITUATIONS["void"].view.led_suit == parse_card("7C").suit
-    for key in ("dog-choice", "dog-last-trick"):
-        view = SITUATIONS[key].view
-        assert view.status == (IN, IN, DOG) and view.seat == 2
-    assert Pass() in SITUATIONS["dog-choice"].view.legal and Pass() not in SITUATIONS["dog-last-trick"].view.legal
-    leads = SITUATIONS["dog-leads"].view
-    assert leads.status == (IN, DOG, IN) and leads.seat == 1 and leads.current_trick is not None and not leads.current_trick.plays
-    assert leads.to_play[0] == 1, "the dog is the seat due to lead"
-    after = SITUATIONS["dog-after-pass"].view
-    assert after.status == (IN, IN, DOG, DOG) and after.seat == 3
-    assert after.current_trick is not None and [(p.seat, p.card) for p in after.current_trick.plays] == [(1, parse_card("AD")), (2, None)]
-    last = SITUATIONS["final-round-dog"].view
-    assert last.rules.dog_life == "any_round" and last.rules.start_hand_size == 7
-    assert last.round_number == 7 and last.status == (DOG, DOG, IN) and last.seat == 0, "the last round, two dogs, one leads"
-    assert Pass() not in last.legal, "the last round's one trick is the dog's last"
-    final = SITUATIONS["final-round"].view
-    assert final.hand_size == 1 and final.current_trick is not None and len(final.current_trick.plays) == 1
+def test_the_issues_branch_a_dog_leads_passes_and_a_normal_player_leads_after_it() -> None:
+    view = BY_BRANCH["lead-after-pass"].view
+    assert view.current_trick is not None and view.current_trick.plays
+    assert all(play.card is None and view.status[play.seat] is SeatStatus.DOG for play in view.current_trick.plays)
+    assert view.status[view.seat] is SeatStatus.IN and view.led_suit is None
+    assert len(view.legal) == len(view.hand), "any card may be led"
 
 
-def test_situations_are_built_afresh_and_the_final_game_ends() -> None:
-    first, second = build_situations(), build_situations()
-    assert all(a.game is not b.game for a, b in zip(first, second))
-    game = finish(first[-1])
-    assert game.over and game.outcome is not None and game.outcome.winner is not None
+def test_the_variants_bring_their_own_branches() -> None:
+    assert ChooseTrump(None) in view_of("no-trump-offered").legal
+    assert view_of("no-trump-round").no_trump
+    face_down = view_of("lead-after-face-down")
+    assert face_down.rules.dog_play == "first_trick" and face_down.led_suit is None
+    assert Pass() not in view_of("dog-first-trick").legal
+    assert view_of("tiebreak-deal").round_number > view_of("tiebreak-deal").rules.start_hand_size
+    assert view_of("dog-last-round").rules.dog_life == "any_round"
+    assert view_of("one-round-game").rules.start_hand_size == 1
+    assert {view_of(key).num_seats for key in ("two-seats", "seven-seats")} == {2, 7}
 
 
-def test_stack_deck_deals_the_given_hands_and_refuses_a_misfit() -> None:
-    hands = {0: parse_cards("AS 2D 3D"), 1: parse_cards("AD 2S 3S"), 2: parse_cards("5C")}
-    deck = stack_deck(hands, dealer=0, status=(IN, IN, DOG), turn_up=parse_card("2H"))
-    dealt, count = deal(deck, 0, (IN, IN, DOG), 3)
-    assert [sorted(hand) for hand in dealt] == [sorted(hands[seat]) for seat in range(3)]
-    assert deck[count] == parse_card("2H") and sorted(deck) == sorted(set(deck)) and len(deck) == 52
-    with pytest.raises(ValueError):
-        stack_deck({0: parse_cards("AS 2D"), 1: parse_cards("AD")}, dealer=1, status=(IN, IN))
+def test_the_situations_are_the_same_on_every_run_and_built_afresh() -> None:
+    again = build_situations()
+    assert [s.view for s in again.situations] == [s.view for s in COVERAGE.situations]
+    assert [s.events for s in again.situations] == [s.events for s in COVERAGE.situations]
+    assert all(a.game is not b.game for a, b in zip(again.situations, COVERAGE.situations))
+    game = finish(again.situations[-1])
+    assert game.over and game.outcome is not None
+
+
+def test_the_rule_sets_vary_each_variant_not_pinned_one_at_a_time() -> None:
+    values = variant_values()
+    assert values["dog_life"] == ("round1", "any_round", "off") and values["allow_no_trump"] == (False, True)
+    assert values["start_hand_size"] == (7, 6, 5, 4, 3, 2, 1)
+    plans = rule_sets(Rules())
+    assert plans[0] == Rules()
+    single = [plan for plan in plans[1:] if len(plan.differences()) == 1]
+    assert len(single) == sum(len(v) - 1 for v in values.values())
+    assert Rules(required_tricks="strict", start_hand_size=2) in plans, "the variants a branch needs together"
+    pinned = rule_sets(Rules(dog_life="off"), {"dog_life"})
+    assert all(plan.dog_life == "off" for plan in pinned)
+
+
+@pytest.mark.parametrize("pins", [{"dog_life": "off"}, {"dog_play": "first_trick", "allow_no_trump": True}, {"start_hand_size": 3}])
+def test_pinned_variants_hold_in_every_situation_and_what_they_rule_out_is_named(pins: dict[str, object]) -> None:
+    coverage = build_situations(Rules.from_dict({**Rules().as_dict(), **pins}), pins)
+    assert not coverage.missed
+    for situation in coverage.situations:
+        assert all(getattr(situation.view.rules, key) == value for key, value in pins.items())
+    assert sorted(coverage.covered + coverage.impossible) == sorted(branch.key for branch in BRANCHES)
+    if pins.get("dog_life") == "off":
+        assert "dog-leads" in coverage.impossible and "lead-after-pass" in coverage.impossible
 
 
 def test_describe_request_says_what_was_asked() -> None:
-    situation = SITUATIONS["follow-suit"]
-    request = codec.view_to_request(situation.view, situation.events, situation.decision_number, 1000, 250)
+    situation = BY_BRANCH["follow-suit"]
+    view = situation.view
+    request = codec.view_to_request(view, situation.events, situation.decision_number, 1000, 250)
     text = codec.request_json(request)
     line = describe_request(text)
-    assert "asked to play a card as seat 1 in round 1 (7 cards)" in line
-    assert "trick 1 of 7" in line and "trump S" in line and "trick so far: seat 0 7C" in line
-    assert "hand 4S 8S JH 6D TD 3C KC" in line and "time left 1000 ms, bank 250 ms" in line
-    assert legal_answers(text) == ["3C", "KC"]
-    dog = SITUATIONS["dog-choice"]
+    assert f"asked to play a card as seat {view.seat} in round {view.round_number} ({view.hand_size} cards)" in line
+    assert f"trick {view.trick_number} of {view.hand_size}" in line and "time left 1000 ms, bank 250 ms" in line
+    assert legal_answers(text) == [str(action) for action in view.legal]
+    dog = BY_BRANCH["dog-follows"]
     dog_text = codec.request_json(codec.view_to_request(dog.view, dog.events, dog.decision_number, 0, 0))
     assert "on the dog's life" in describe_request(dog_text) and "no time limit" in describe_request(dog_text)
-    assert legal_answers(dog_text) == ["5C", "pass"]
+    assert legal_answers(dog_text)[-1] == "pass"
+    trump = BY_BRANCH["name-trump"]
+    assert trump.view.decision is DecisionKind.CHOOSE_TRUMP
     assert describe_request("") == "(no request)" and describe_request("{not json") == "(no request)"
     assert legal_answers("") == []
     assert action_text(json.loads('{"choose_trump":{"no_trump":true}}')) == "trump NT"
@@ -116,3 +122,14 @@ def test_a_hello_over_startup_ms_passes_saying_what_it_is() -> None:
     assert hello_summary(812.4, 10_000) == "answered in 812 ms"
     over = hello_summary(15_433, 10_000)
     assert over.startswith("answered in 15,433 ms, over startup_ms (10,000 ms): accepted because") and "start faster" in over
+
+
+def test_the_slowest_answer_past_half_the_limit_passes_with_a_warning() -> None:
+    from referee.checkbot.checks import on_time_result
+    from referee.game.timecontrol import TimeControl
+
+    time = TimeControl(move_ms=1100, grace_ms=100)
+    assert on_time_result(300.0, "lead", time).status == "pass"
+    near = on_time_result(724.0, "void", time)
+    assert near.status == "warn" and near.passed
+    assert "slowest answer 724.0 ms (void)" in near.summary and "66% of the limit, over half of it" in near.summary

@@ -45,6 +45,12 @@ SHOWN = [
     "referee.standings.uncertainty.intervals",
     "referee.standings.uncertainty.rank_sets",
     "referee.standings.uncertainty.sprt",
+    "referee.standings.uncertainty.equivalent",
+    "referee.standings.uncertainty.marginal_separations",
+    "referee.standings.groups.class_groups",
+    "referee.standings.groups.letter_display",
+    "referee.standings.ownline.own_line",
+    "referee.standings.verdicts.pair_verdicts",
     "referee.standings.ratings.rate_games",
     "referee.standings.running.RunningStandings",
 ]

@@ -47,7 +47,7 @@ def test_the_python_and_javascript_first_bots_play_whole_games(bots: BotLauncher
     (python_client, python_info), (js_client, js_info) = trio.run(hello_all)
     try:
         assert (python_info.name, js_info.name) == ("first-bot", "first-js-bot")
-        assert (js_info.major, js_info.minor) == (1, 0)
+        assert (js_info.major, js_info.minor, js_info.streams) == (1, 1, True), "it answers on Play"
         for seed, table in enumerate([[python_client, js_client], [js_client, python_client, js_client]], start=1):
             assert play_game_over_grpc(table, seed=seed)  # no fault, every action legal
     finally:
@@ -129,5 +129,5 @@ def test_the_java_recipe_builds_a_bot_that_passes_check_bot(short_tmp: Path) -> 
         capture_output=True, text=True, timeout=900,
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "all 15 checks passed" in done.stdout
+    assert "checks passed" in done.stdout and "FAIL" not in done.stdout
     assert (short_tmp / "mybot" / "build" / "kwhist-java-bot.jar").is_file()

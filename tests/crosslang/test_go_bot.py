@@ -6,7 +6,6 @@ trick, and exits cleanly on SIGTERM."""
 from __future__ import annotations
 
 import signal
-import sys
 from pathlib import Path
 
 import pytest
@@ -31,7 +30,7 @@ def test_the_go_bot_passes_check_bot(short_tmp: Path) -> None:
         "check-bot", "--logs", str(short_tmp / "logs"), "--startup-ms", "30000", "--move-ms", "5000", "--games", "4", "--", str(GO_BOT)
     )
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "all 15 checks passed" in done.stdout
+    assert "checks passed" in done.stdout and "FAIL" not in done.stdout
     assert "as 'go-sample'" in done.stdout
 
 
@@ -77,14 +76,3 @@ def test_the_go_bot_says_hello_and_exits_cleanly_on_sigterm(bots: BotLauncher) -
     assert (info.name, info.major, info.minor) == ("go-sample", referee.PROTOCOL_VERSION[0], 1)  # 1.1: Play
     bot.process.send_signal(signal.SIGTERM)
     assert bot.process.wait(timeout=60) == 0, bot.output()
-
-
-def test_the_go_bot_is_known_as_a_go_program() -> None:
-    """Without a memory cgroup a bot's memory is bounded by RLIMIT_AS, under which the Go
-    runtime cannot start (it reserves far more address space than it uses): the referee
-    leaves it out for Go programs, as for Node and the JVM (docs/sandbox.md "Limits")."""
-    from referee.sandbox.command import is_go_program
-
-    assert is_go_program(GO_BOT)
-    assert not is_go_program(Path(sys.executable))
-    assert not is_go_program(Path(__file__))

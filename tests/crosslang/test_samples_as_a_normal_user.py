@@ -13,19 +13,14 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO
-from tests.crosslang.helpers import CPP_BOT, GO_BOT, JAVA_COMMAND, JAVA_JAR, NODE_DIR, cpp_problem, go_problem, java_problem, node_problem, require
+from tests.crosslang.helpers import (
+    CPP_BOT, GO_BOT, JAVA_COMMAND, JAVA_JAR, NODE_DIR, cpp_problem, go_problem, java_problem, link_or_copy, node_problem, readable_by_all, require,
+)  # fmt: skip
 from tests.normal_user import NormalUser
 
 pytestmark = [pytest.mark.crosslang, pytest.mark.sandbox, pytest.mark.timeout(600)]
 
 PYTHON_SAMPLES = REPO / "sample_bots" / "python"
-
-
-def _link_or_copy(source: str, target: str) -> None:
-    try:
-        os.link(source, target)
-    except OSError:
-        shutil.copy2(source, target)
 
 
 def staged_command(language: str, folder: Path) -> list[str]:
@@ -35,7 +30,7 @@ def staged_command(language: str, folder: Path) -> list[str]:
         shutil.copytree(PYTHON_SAMPLES, folder)
         return ["python", str(folder / "heuristic_bot.py")]
     if language == "node":
-        shutil.copytree(NODE_DIR, folder, copy_function=_link_or_copy, symlinks=True)
+        shutil.copytree(NODE_DIR, folder, copy_function=link_or_copy, symlinks=True)
         return ["node", str(folder / "bot.js")]
     folder.mkdir()
     if language == "cpp":
@@ -55,9 +50,7 @@ def test_each_sample_passes_check_bot_when_a_normal_user_runs_it(
     require(PROBLEMS[language]())
     short_tmp.chmod(0o755)
     command = staged_command(language, short_tmp / language)
-    for path in [short_tmp / language, *(short_tmp / language).rglob("*")]:
-        if not path.is_symlink() and path.stat().st_nlink == 1:  # a hard link shares its mode with the original
-            path.chmod(path.stat().st_mode | (0o555 if path.is_dir() else 0o444))
+    readable_by_all(short_tmp / language)
     logs = short_tmp / "logs"
     logs.mkdir()
     as_normal_user.give(logs)

@@ -28,7 +28,7 @@ CASES = {
     "timeout": Case("timeout", BOTS / "timeout_bot.py", "DEADLINE_EXCEEDED", "deadline of 400 ms exceeded"),
     "malformed-kind": Case("malformed", BOTS / "wrong_kind_bot.py", '"choose_trump"', "decision asked was PLAY_CARD"),
     "malformed-status": Case("malformed", BOTS / "raising_bot.py", "INTERNAL", "my strategy has a bug"),
-    "illegal": Case("illegal", CHECKBOT_BOTS / "offsuit_bot.py", "", "is not legal here; legal:"),
+    "illegal": Case("illegal", CHECKBOT_BOTS / "offsuit_bot.py", "", "does not follow suit: you hold"),
     "crash": Case("crash", BOTS / "crash_bot.py", "UNAVAILABLE", "exited with code 3"),
     "protocol": Case("protocol", BOTS / "old_protocol_bot.py", '"protocol_major":2', "speaks protocol 2.0, the referee 1.1"),
     "startup": Case("startup", BOTS / "dies_at_start_bot.py", "exited with code 7", "dies_at_start: giving up"),

@@ -77,7 +77,7 @@ def test_minutes_budget_stops_at_a_round_boundary_within_budget(tmp_path: Path) 
         play(store, list(batch), clock, 2.0)
         played += 1
     assert played == 3 and rounds.seconds_played() <= 60
-    assert said[0].startswith("time budget reached: 3 rounds, 24 games in 0:48") and "round 4 would end at 1:04, past the 1:00 budget" in said[0]
+    assert said[0].startswith("time budget reached: 3 rounds, 24 games; ") and "round 4 would end at 1:04, past the 1:00 budget" in said[0]
     assert rounds.stop_reason == "time budget"
 
 
@@ -163,7 +163,7 @@ def test_every_look_keeps_its_verdicts_and_the_stop_reason(tmp_path: Path) -> No
     assert min(d.round or 99 for d in kept.decided if d.first == "bot0") < 14  # decided before the budget ended
     lines = standings.verdicts.lines()
     assert lines[0] == f"#1 bot0 ahead of #2 {second} (decided after {first.round} rounds)"
-    assert len(lines) == 3 and lines[2].startswith("top 2 ")
+    assert len(lines) == 4 and lines[2].startswith("places possible") and lines[3].startswith("top 2 ")
 
 
 def test_an_hour_long_round_robin_says_so_and_names_the_budgeted_format() -> None:

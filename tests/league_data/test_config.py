@@ -180,7 +180,7 @@ BAD: list[tuple[str, str, str]] = [
     ("misspelt name key", GOOD.replace('name = "beta"', 'nmae = "beta"'),
      "the 2nd [[bots]] table (command \"python bots/beta/bot.py --fast\"): unknown key 'nmae' (did you mean 'name'?)"),
     ("unknown bot key", GOOD.replace('name = "beta"', 'name = "beta"\ncwd = "x"'),
-     "bot \"beta\": unknown key 'cwd' (known keys: name, command, address, dir, ro_paths)"),
+     "bot \"beta\": unknown key 'cwd' (known keys: name, command, address, dir, ro_paths, human, move_ms)"),
     ("bad league name", GOOD.replace("seed = 7", 'seed = 7\nname = "friday night"'),
      f'league.name: expected {NAME_RULE}, got "friday night"'),
     ("bad address", GOOD.replace("127.0.0.1:50051", "localhost"),

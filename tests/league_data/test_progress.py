@@ -97,3 +97,60 @@ def test_a_run_that_stopped_without_a_word_is_not_shown_running(tmp_path: Path) 
     stale = stored_progress(store.meta(), 0, wall.now + STALE_S + 1)
     assert stale is not None and stale.state == "stopped" and stale.over
     store.close()
+
+
+def test_the_eta_waits_for_the_rounds_after_the_first_and_then_uses_their_rate(tmp_path: Path) -> None:
+    """Issue 41: early ETAs read ~53:59 against a 10-minute budget, extrapolated from round
+    1, whose time is mostly the bots starting. Round 1 shows "estimating…"; from round 2 on
+    the rate is that of the games since round 2 began, on the terminal and the site alike."""
+    store = ResultsStore.open(tmp_path / "r.sqlite", league="class", fingerprint="f", config_text="", resume=False)
+    clock, wall = Clock(100.0), Clock(1_000_000.0)
+    run = RunClock(store, CLASS, clock=clock, wall=wall)
+    run.start()
+    run.round_begins(0)
+    clock.now += 40.0  # the bots start: round 1's first game comes late
+    wall.now += 40.0
+    for number in range(60):
+        store.save_game(game_record(f"g{number}", ["a", "b"], [1, 2], fixture=number))
+        clock.now += 0.5
+        wall.now += 0.5
+    first = run.progress()
+    assert first.eta_s is None and "ETA estimating… (budget 10:00)" in progress_parts(first)
+    run.round_begins(60)
+    store.set_meta("rounds_started", "2")
+    run.rounds_started = 2
+    for number in range(60, 90):
+        store.save_game(game_record(f"g{number}", ["a", "b"], [1, 2], fixture=number))
+        clock.now += 0.5
+        wall.now += 0.5
+    second = run.progress()
+    assert second.eta_s is not None
+    assert second.eta_s == pytest.approx((second.planned - 90) / 2.0), "2 games a second since round 2 began"  # type: ignore[operator]
+    assert second.rounds == 18, "round 2 ends at 100 s; 16 more rounds of 30 s end within 10 minutes"
+    run.save()  # the heartbeat, as every few seconds
+    theirs = stored_progress(store.meta(), store.game_count(), wall.now)
+    assert theirs is not None and theirs.eta_s == pytest.approx(second.eta_s)
+    store.close()
+
+
+def test_one_play_time_from_the_command_to_the_last_game(tmp_path: Path) -> None:
+    """Issue 41: three play times for one league (the web's elapsed, the stop line's, the
+    wall clock). The clock starts when the command starts (the bots' start-up counts) and
+    stops with the last game; the terminal and the site read the same number after it."""
+    store = ResultsStore.open(tmp_path / "r.sqlite", league="class", fingerprint="f", config_text="", resume=False)
+    clock, wall = Clock(100.0), Clock(1_000_000.0)
+    command = clock.now
+    clock.now += 25.0  # the bots are checked before the league's clock is made
+    wall.now += 25.0
+    run = RunClock(store, Plan(games=10), clock=clock, wall=wall)
+    run.start(at=command)
+    assert run.progress().elapsed_s == pytest.approx(25.0)
+    clock.now += 35.0
+    wall.now += 35.0
+    run.end("schedule done", "all 10 games of the schedule played")
+    clock.now += 20.0  # the bots stop, the standings are written
+    wall.now += 20.0
+    mine = run.progress()
+    theirs = stored_progress(store.meta(), store.game_count(), wall.now)
+    assert mine.elapsed_s == pytest.approx(60.0) and theirs is not None and theirs.elapsed_s == pytest.approx(60.0)
+    store.close()

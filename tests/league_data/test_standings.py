@@ -34,8 +34,9 @@ def test_ranking_is_points_per_game_exact_ties_share_a_rank() -> None:
     standings = compute_standings(records, bots=["w"])
     assert [row.bot for row in standings.rows] == ["x", "y", "z", "w"]  # equal points per game: by name; w has no game
     assert [row.points_per_game for row in standings.rows] == [1.0, 1.0, 1.0, 0.0]
-    assert [row.rank for row in standings.rows] == [1, 1, 1, 4]
-    assert [row.rank_text for row in standings.rows] == ["1–3", "1–3", "1–3", "4"]
+    assert [row.rank for row in standings.rows] == [1, 1, 1, None]  # issue 41: w has no game yet, unranked
+    assert [row.place_text for row in standings.rows] == ["1=", "1=", "1=", ""]
+    assert [row.rank_text for row in standings.rows] == ["1–3", "1–3", "1–3", ""]
 
 
 def test_unequal_game_counts_rank_by_strength_not_total() -> None:
@@ -159,7 +160,11 @@ def test_identical_records_tie_over_thirty_bots() -> None:
     standings = compute_standings(records)
     assert {row.rank for row in standings.rows} == {1}
     assert {row.rank_text for row in standings.rows} == {"1–30"}
-    assert standings.verdicts.lines() == ["#1 bot00 / #2 bot01 undecided: too few games yet to say how many more", "#1 not decided after 30 games"]
+    assert standings.verdicts.lines() == [
+        "#1 bot00 / #2 bot01 too early to call: too few games yet",
+        "places possible (95%, whole table at once): #1 bot00 1–30, #2 bot01 1–30",
+        "#1 not decided after 30 games",
+    ]
 
 
 def test_withdrawn_and_remote_flags() -> None:
@@ -184,17 +189,20 @@ def test_json_and_csv() -> None:
     standings = compute_standings([game_record("g1", ["a", "b"], [1, 2])], bots=["a", "b", "c"])
     data = json.loads(json.dumps(standings.to_json()))
     assert [row["bot"] for row in data["rows"]] == ["a", "b", "c"]  # c has no game: last
-    assert data["ranking"] == "strength" and data["rows"][2]["rank_range"] == [3, 3]
+    assert data["ranking"] == "strength" and data["rows"][2]["rank_range"] is None and data["rows"][2]["rank"] is None
     assert data["rows"][0]["strength"] == {"estimate": 1.0, "interval": None, "units": 1} and data["rows"][0]["points_per_game"] == 1.0
-    assert data["verdicts"][0]["text"] == "#1 a / #2 b undecided: too few games yet to say how many more"
+    assert data["verdicts"][0]["text"] == "#1 a / #2 b too early to call: too few games yet"
+    assert data["claims"]["groups"].startswith("groups: bots with no letter in common play differently")
+    assert data["podium"] == [{"place": 1, "bot": "a", "rank_range": [1, 2]}, {"place": 2, "bot": "b", "rank_range": [1, 2]}]
     assert data["summary"] == "#1 not decided after 1 game"
     assert data["rows"][0]["rating"]["mu"] > 25 and data["rows"][0]["decision_ms"]["median"] is None
     assert {"bot": "a", "opponent": "b", "outlasted": 1.0, "met": 1} in data["head_to_head"]
     rows = standings.csv_rows()
     assert rows[0] == list(CSV_HEADER)
     assert all(len(row) == len(CSV_HEADER) for row in rows)
-    assert rows[1][:12] == ["1", "1", "2", "a", "1", "", "", "1", "1", "1", "1", "100"]  # one unit each: no interval, ranks 1-2
-    assert rows[1][-1] == "#1 a / #2 b undecided: too few games yet to say how many more" and rows[2][-1] == ""
+    assert rows[1][:13] == ["1", "1", "2", "", "a", "1", "", "", "1", "1", "1", "1", "100"]  # one unit each: no interval, ranks 1-2, no group
+    assert rows[3][:5] == ["", "", "", "", "c"]  # no games: unranked
+    assert rows[1][-1] == "#1 a / #2 b too early to call: too few games yet" and rows[2][-1] == ""
     assert standings.head_to_head_csv_rows() == [
         ["bot", "opponent", "outlasted", "met", "share"], ["a", "b", "1", "1", "1"], ["b", "a", "0", "1", "0"],
     ]

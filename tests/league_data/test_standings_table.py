@@ -49,7 +49,11 @@ def test_ranges_shared_ranks_and_the_verdict_lines() -> None:
     rendered = text(standings_table(standings))
     assert rendered.count("1=") == 4  # an exact tie of all four: shared rank 1 (range 1–4)
     assert rendered.count("—") >= 4  # 4 units a bot: too few for an interval
-    assert verdict_lines(standings) == ["#1 bot0 / #2 bot1 undecided: too few games yet to say how many more", "#1 not decided after 8 games"]
+    assert verdict_lines(standings) == [
+        "#1 bot0 / #2 bot1 too early to call: too few games yet",
+        "places possible (95%, whole table at once): #1 bot0 1–4, #2 bot1 1–4",
+        "#1 not decided after 8 games",
+    ]
     assert "#1 not decided after 8 games" in rendered
 
 
@@ -76,9 +80,10 @@ def test_a_verdict_line_for_every_place_asked_and_the_summary() -> None:
     standings = compute_standings(records, sequential=sequential)
     lines = verdict_lines(standings)
     assert [row.bot for row in standings.rows] == names
-    assert len(lines) == 4 and lines[0] == "#1 ann ahead of #2 bob (decided after 5 rounds)"
+    assert len(lines) == 5 and lines[0] == "#1 ann ahead of #2 bob (decided after 5 rounds)"
     assert lines[1].startswith("#2 bob ") and lines[2].startswith("#3 cy ")
-    assert lines[3] in ("top 3 not decided after 7 rounds (time budget)", "top 3 decided after 7 rounds")
+    assert lines[3] == "places possible (95%, whole table at once): #1 ann 1, #2 bob 2, #3 cy 3, #4 dee 4"
+    assert lines[4] in ("top 3 not decided after 7 rounds (time budget)", "top 3 decided after 7 rounds")
     rendered = text(standings_table(standings))
     assert all(line in rendered for line in lines)
 
@@ -95,3 +100,13 @@ def test_head_to_head_in_the_terminal_up_to_twelve_bots() -> None:
     console = Console(width=200, record=True, color_system=None)
     print_standings(console, many, title="Standings")
     assert "Head to head" not in console.export_text()  # 14 bots: only with --head-to-head
+
+
+def test_a_bot_without_games_says_so_and_is_not_ranked() -> None:
+    """Issue 41: bots with 0 games ranked ``26=`` under bots with 1 game."""
+    records = [game_record("g1", ["a", "b"], [1, 2], fixture=0)]
+    standings = compute_standings(records, bots=["a", "b", "new"])
+    rendered = text(standings_table(standings))
+    row = next(line for line in rendered.splitlines() if " new " in line)
+    assert "no games yet" in row and "3" not in row.split("│")[1], row
+    assert standings.row("new").rank is None and standings.row("new").place_text == ""

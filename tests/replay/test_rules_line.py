@@ -43,7 +43,7 @@ def test_the_rules_line_names_only_what_differs(rules: Rules, line: str) -> None
 @pytest.mark.parametrize(("rules", "line"), LINES[:4], ids=[line for _, line in LINES[:4]])
 def test_the_rules_line_under_the_standings_is_one_line_at_100_columns(rules: Rules, line: str) -> None:
     records = [game_record(f"g{i}", ["heuristic", "heuristic-2", "random", "random-2"], [1, 2, 3, 4]) for i in range(4)]
-    console = Console(file=io.StringIO(), width=100)
+    console = Console(file=io.StringIO(), width=100, force_terminal=True, color_system=None)  # a terminal of 100 columns
     print_standings(console, compute_standings(records), title="Standings", rules_line=f"rules: {rules.summary()}")
     out = console.file.getvalue().splitlines()  # type: ignore[attr-defined]
     assert line in [text.rstrip() for text in out]

@@ -66,7 +66,7 @@ def mode(request: pytest.FixtureRequest) -> str:
 @pytest.fixture(params=["bwrap", "rlimits", "rlimits-no-cgroup"])
 def limit_mode(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     """Each contained mode, and rlimits without cgroups (the limits of a host that lets us
-    write none: RLIMIT_AS for memory)."""
+    write none: RLIMIT_DATA for memory)."""
     request.getfixturevalue("needs_bwrap" if request.param == "bwrap" else "rlimits_python")
     if request.param == "rlimits-no-cgroup":
         monkeypatch.setattr(cgroups, "enabled", False)

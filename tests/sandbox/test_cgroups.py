@@ -76,7 +76,7 @@ def test_a_v2_host_without_the_cpu_controller_names_it_at_start(cgroup_host: Mak
 def test_on_a_cgroup_v1_host_a_bot_gets_the_limits_of_a_host_without_cgroups(
     cgroup_host: MakeHost, start: Launcher, mode: str
 ) -> None:
-    """Memory by RLIMIT_AS, processes by RLIMIT_NPROC for the bot alone (its slot uid under a
+    """Memory by RLIMIT_DATA, processes by RLIMIT_NPROC for the bot alone (its slot uid under a
     root referee; a normal user's, inside its own user namespace where the kernel counts
     there), no cgroup."""
     cgroup_host("hybrid")
@@ -84,8 +84,8 @@ def test_on_a_cgroup_v1_host_a_bot_gets_the_limits_of_a_host_without_cgroups(
     log = wait_log(process, DONE)
     assert DONE in log, log
     first = log.splitlines()[0]
-    assert "cgroup none, RLIMIT_AS on" in first, first
-    assert reported_limit(log, "Max address space") == (str(300 * MiB), str(300 * MiB))
+    assert "cgroup none, RLIMIT_DATA on" in first, first
+    assert reported_limit(log, "Max data size") == (str(300 * MiB), str(300 * MiB))
     if os.geteuid() == 0 or nproc.per_bot(mode):
         assert reported_limit(log, "Max processes") == ("40", "40")
     else:  # the kernel counts per uid only: one bound for the uid (said at start by nproc.warning)

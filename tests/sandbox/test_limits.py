@@ -74,7 +74,7 @@ def test_1_gib_of_output_is_capped_and_counted_and_referee_memory_stays_flat(sta
 def test_a_busy_loop_stops_at_the_cpu_time_limit(start: Launcher, limit_mode: str) -> None:
     process = start("busy.py", mode=limit_mode, cpu_seconds=1)
     wait_exit(process)
-    assert process.exit_detail() == "killed by signal SIGXCPU: CPU time limit 1 s reached"
+    assert process.exit_detail() == "killed by signal SIGXCPU: CPU time limit 1 s reached (the config's [sandbox] cpu_seconds)"
 
 
 def test_tmp_is_a_small_tmpfs_under_bwrap(start: Launcher, needs_bwrap: None) -> None:

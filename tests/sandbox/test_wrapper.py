@@ -91,6 +91,6 @@ def test_a_cgroup_that_refuses_the_process_stops_the_start(tmp_path: Path) -> No
 
 
 def test_prlimit_has_an_option_for_every_rlimit_we_set() -> None:
-    for limit, _soft, _hard in limits.rlimits(SandboxSettings(), address_space=True, nproc=64):
+    for limit, _soft, _hard in limits.rlimits(SandboxSettings(), memory=True, nproc=64):
         argv = wrapper.wrapped_argv(["/usr/bin/true"], referee_pid=1, limits=[(limit, 1, 1)])
         assert argv[0].endswith("prlimit") and argv[1].endswith("=1:1") and argv[2] == "--"

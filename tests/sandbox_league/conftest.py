@@ -4,6 +4,7 @@ whose path marks every process of that test's bots."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -11,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.normal_user import NormalUser
 from tests.sandbox.conftest import bwrap_ok, cgroup_host, needs_bwrap, rlimits_python  # noqa: F401 (fixtures)
 from tests.sandbox_league.helpers import Staged
 
@@ -26,4 +28,16 @@ def staged(needs_bwrap: None) -> Iterator[Staged]:
     shutil.rmtree(directory, ignore_errors=True)
 
 
-__all__ = ["bwrap_ok", "cgroup_host", "needs_bwrap", "rlimits_python", "staged"]
+@pytest.fixture(params=["root", "normal-user"])
+def referee_user(request: pytest.FixtureRequest) -> NormalUser | None:
+    """Who runs the referee: None for root (the test's own process; skipped where the tests
+    do not run as root), else the normal user (``as_normal_user``)."""
+    if request.param == "root":
+        if os.geteuid() != 0:
+            pytest.skip("the tests do not run as root")
+        return None
+    user: NormalUser = request.getfixturevalue("as_normal_user")
+    return user
+
+
+__all__ = ["bwrap_ok", "cgroup_host", "needs_bwrap", "referee_user", "rlimits_python", "staged"]

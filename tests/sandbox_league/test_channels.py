@@ -6,7 +6,9 @@ its hand where another sandbox could find it; the receiver, at the same table, l
 - futex waiters on a page of a runtime file both map (shared futexes: waits answered "look
   again" by the referee, wakes refused);
 - System V shared memory and message queues, a POSIX message queue, an abstract Unix
-  socket (kept apart by the IPC and network namespaces).
+  socket (kept apart by the IPC and network namespaces);
+- io_uring's futex wait and wake on a page of a runtime file both map (issue 35: io_uring is
+  off the allowlist, so its ring is never made).
 
 Each runs with a root referee (the bots as slot uids) and a normal user's referee
 (bubblewrap in a user namespace): the receiver learns nothing and the league completes."""
@@ -18,25 +20,12 @@ import os
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from referee.game.records import GameRecord
 from tests.normal_user import NormalUser
 from tests.sandbox_league.helpers import GAMES, OTHER, League, Staged, assert_no_process_left, assert_sandboxed, run_in_process, write_league
 
 
 CHANNEL_MOVE_MS = 20_000
-
-
-@pytest.fixture(params=["root", "normal-user"])
-def referee_user(request: pytest.FixtureRequest) -> NormalUser | None:
-    """None: the referee runs in this process, as root; else the normal user it runs as."""
-    if request.param == "root":
-        if os.geteuid() != 0:
-            pytest.skip("the tests do not run as root")
-        return None
-    user: NormalUser = request.getfixturevalue("as_normal_user")
-    return user
 
 
 def play_pair(tmp: Path, staged: Staged, script: str, user: NormalUser | None) -> tuple[League, list[dict[str, Any]]]:
@@ -101,4 +90,21 @@ def test_system_v_ipc_posix_queues_and_abstract_sockets_carry_nothing(
     for report in reports:
         assert report == {"shm": "ENOENT", "msg": "ENOENT", "mq": "ENOENT", "abstract": "ECONNREFUSED"}, report
     assert "ipc_bot send: shm ok, msg ok, mq ok" in league.log_text(), "the sender's objects were made (in its own namespaces)"
+    assert_no_process_left(staged.dir)
+
+
+def test_io_uring_futex_operations_carry_nothing(short_tmp: Path, staged: Staged, referee_user: NormalUser | None) -> None:
+    """Without the allowlist the receiver read the sender's hand exactly through waits queued
+    on its ring (Linux 6.7+): io_uring_setup now fails with EPERM in both bots, and the refusal
+    is named once in each bot's log where the referee names refused calls."""
+    league, reports = play_pair(short_tmp, staged, "io_uring_bot.py", referee_user)
+    for report in reports:
+        assert report == {"error": "EPERM"}, f"a bot made an io_uring ring: {report}"
+    text = league.log_text()
+    assert "io_uring_bot send: EPERM" in text
+    if "a refused call is named below" in text:
+        for bot in ("bad", "random"):
+            for path in league.logs(bot):
+                named = path.read_text(errors="replace").count("refused: io_uring_setup (not allowed for bots; docs/sandbox.md)")
+                assert named == 1, f"{path.name}: the refused call is named once per process ({named})"
     assert_no_process_left(staged.dir)

@@ -57,7 +57,7 @@ def test_row14_an_illegal_card_is_an_illegal_fault_with_a_fallback_and_no_kill(s
         faults = faults_of(record)
         assert faults and {fault.kind for fault in faults} == {"illegal"}, faults
         for fault in faults:
-            assert fault.decision is not None and "is not legal here; legal:" in fault.detail, fault.detail
+            assert fault.decision is not None and "is not in your hand; legal:" in fault.detail, fault.detail
             action = record.actions[fault.decision]
             assert action.fault == "illegal" and action.action != fault.answer, "the fallback is played, not its card"
             assert action.ms is not None, "the bot answered (it was not killed)"

@@ -63,7 +63,7 @@ def assert_host_said(league: League, host: str, printed: str) -> None:
         assert printed.splitlines().count(cgroups.LEGACY_WARNING) == 1, printed
         for path in [*league.logs(), *league.logs(OTHER)]:
             first = path.read_text(errors="replace").splitlines()[0]
-            assert "cgroup none, RLIMIT_AS on" in first, first
+            assert "cgroup none, RLIMIT_DATA on" in first, first
 
 
 def test_row4_a_fork_bomb_fails_inside_the_bot_and_nothing_else_notices(short_tmp: Path, staged: Staged, host: str) -> None:

@@ -90,4 +90,4 @@ def test_check_bot_keeps_a_virtualenvs_python_when_a_normal_user_runs_it(staged:
     user.give(logs)
     done = user.run("check-bot", "--logs", str(logs), "--games", "2", "--startup-ms", "30000", "--", user.python, str(heuristic), cwd=user.home)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "all 15 checks passed" in done.stdout
+    assert "checks passed" in done.stdout and "FAIL" not in done.stdout

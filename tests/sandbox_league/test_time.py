@@ -6,6 +6,7 @@ the bot is left; a process keeps its slot only if it answers the request after a
 from __future__ import annotations
 
 import io
+import re
 from pathlib import Path
 
 import pytest
@@ -71,7 +72,9 @@ def test_rows2_3_a_bot_stuck_in_a_decision_times_out_and_loses_its_slot(short_tm
         decisions = mine(record)
         faults = faults_of(record)
         assert [fault.kind for fault in faults] == ["timeout"] * 3, "league preset: the 3rd fault forfeits"
-        assert all("deadline of 1100 ms exceeded" in fault.detail and "DEADLINE_EXCEEDED" in fault.answer for fault in faults)
+        # 1100 ms: move + grace; on a busy machine a spinner kept off the cores by others is
+        # asked again with a longer deadline first (docs/design.md §5)
+        assert all(re.match(r"deadline of \d+00 ms exceeded", fault.detail) and "DEADLINE_EXCEEDED" in fault.answer for fault in faults)
         assert [fault.decision for fault in faults] == [index for index, _ in decisions[2:5]], "from its 3rd decision on"
         assert all(action.fault == "timeout" for _, action in decisions[2:5]), "a fallback for each"
         assert all(action.ms is not None and action.fault is None for _, action in decisions[:2]), "a live process answered first"

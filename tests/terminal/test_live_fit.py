@@ -88,7 +88,7 @@ def test_the_live_view_fits_the_terminal(width: int, height: int) -> None:
 
 def test_more_bots_than_lines_shows_the_top_rows_and_how_many_more() -> None:
     text = render(100, 30)
-    rows = [line for line in text.splitlines() if line.startswith("│") and line[1:7].strip()]  # a rank or a rank range
+    rows = [line for line in text.splitlines() if line.startswith("│") and line.split("│")[1].strip()]  # a place
     assert 10 < len(rows) < 30
     assert f"… {30 - len(rows)} more" in text
     assert "full table is printed at the end" in text
@@ -101,16 +101,38 @@ def test_all_bots_fit_in_a_tall_terminal() -> None:
     assert "… " not in text and "below the screen" not in text and "not shown" not in text
 
 
+def test_the_live_view_fills_the_screen_so_its_top_line_is_its_own() -> None:
+    """Issue 41: at 100x30 the screen's top line was a fragment of a wrapped line printed
+    before the live view (which kept its last line free). The view now takes every line:
+    whatever was printed before scrolls above it."""
+    lines = render(100, 30).splitlines()
+    assert len(lines) == 30 and lines[0].startswith("site: ")
+
+
 def test_bot_start_up_shows_as_a_status_line() -> None:
     text = render(100, 30, starting=True, site=None)
     assert text.splitlines()[0].startswith("starting the bots")
-    assert "0 games · round 1 · elapsed 0:03 · ETA — (budget 10:00)" in text
+    assert "0 games · round 1 · elapsed 0:03 · ETA estimating… (budget 10:00)" in text
 
 
 def test_the_full_table_at_the_end_has_every_bot_and_fits_the_width() -> None:
-    console = Console(width=100, file=io.StringIO(), record=True, color_system=None, legacy_windows=False, _environ={})
+    console = Console(
+        width=100, file=io.StringIO(), record=True, color_system=None, legacy_windows=False, _environ={}, force_terminal=True
+    )
     print_standings(console, league()[0], title="Standings — night")
     text = console.export_text()
     assert all(f" {name} " in text for name in NAMES)
     assert all(len(line) <= 100 for line in text.splitlines())
     assert "not shown at 100 columns:" in text
+
+
+def test_the_full_table_to_a_file_or_a_pipe_keeps_every_column() -> None:
+    """Standings written to a file are read later, at any width: no column drops, the
+    decision times included (issue 37)."""
+    console = Console(width=100, file=io.StringIO(), record=True, color_system=None, legacy_windows=False, _environ={})
+    assert not console.is_terminal
+    print_standings(console, league()[0], title="Standings — night")
+    text = console.export_text()
+    assert "ms p50/p95" in text and "rating μ±σ" in text and "place" in text
+    assert "not shown" not in text and "…" not in text.split("Head to head")[0]
+    assert console.width == 100, "the console is left as it was"

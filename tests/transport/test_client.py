@@ -291,6 +291,21 @@ def test_hello_with_another_major_version_is_a_protocol_error(bots: BotLauncher)
     assert caught.value.kind == "protocol"
 
 
+def test_a_hello_reply_without_protocol_major_is_told_to_set_it(bots: BotLauncher) -> None:
+    """An unset protocol_major reads 0: the bot forgot the field, it was not built from an
+    older protos/ (issue 37)."""
+    bot = bots.start(BOTS / "bad_bot.py", {"BAD_BOT_MAJOR": "0"})
+    client = BotClient(bot.address, "new")
+    try:
+        with pytest.raises(ProtocolMismatch) as caught:
+            run(lambda: client.hello(HELLO_TIMEOUT_S))
+    finally:
+        client.close()
+    message = str(caught.value)
+    assert "answered Hello without protocol_major" in message and "set protocol_major = 1 and protocol_minor = 1" in message
+    assert "rebuild" not in message and "0.0" not in message
+
+
 def test_hello_to_nobody_is_a_startup_error(bots: BotLauncher) -> None:
     client = BotClient(f"unix:{bots.directory}/nobody.sock", "ghost")
     try:

@@ -120,12 +120,53 @@ def test_the_standings_page_and_the_terminal_give_the_same_verdicts(tmp_path: Pa
         print_standings(console, snapshot.standings, title="Standings")
         terminal = console.export_text()
     lines = snapshot.standings.verdicts.lines()
-    assert len(lines) == 4 and lines[0].startswith("#1 bot0 ") and lines[2].startswith("#3 bot2 ")
-    assert lines[3] in ("top 3 decided after 8 rounds", "top 3 not decided after 8 rounds (games budget)") or lines[3].startswith("top 3 decided after")
-    for line in lines:
+    assert len(lines) == 5 and lines[0].startswith("#1 bot0 ") and lines[2].startswith("#3 bot2 ")
+    assert lines[3].startswith("places possible (95%, whole table at once): #1 bot0 ")
+    assert lines[4] in ("top 3 decided after 8 rounds", "top 3 not decided after 8 rounds (games budget)") or lines[4].startswith("top 3 decided after")
+    for line in [*lines, snapshot.standings.claims()["groups"]]:
         assert line in page and line in terminal
-    for header in ("strength", "interval", "pts/g"):
+    for header in ("strength", "interval", "pts/g", "group"):
         assert header in page and header in terminal
     top = snapshot.standings.rows[0]
-    assert top.strength is not None and top.strength.low is not None
+    assert top.strength is not None and top.strength.low is not None and top.group.startswith("a")
     assert f"{top.strength.low:.2f}–{top.strength.high:.2f}" in page and top.rank_text in page
+
+
+def test_the_site_root_keeps_the_projector_view() -> None:
+    """Issue 41: ``/?tv=1`` opened the normal view (the redirect to index.html dropped the query)."""
+    from starlette.requests import Request
+
+    from referee.web.app import to_index
+
+    def location(query: bytes) -> str:
+        request = Request({"type": "http", "method": "GET", "path": "/", "query_string": query, "headers": []})
+        return to_index(request).headers["location"]
+
+    assert location(b"tv=1") == "index.html?tv=1"
+    assert location(b"") == "index.html"
+
+
+def test_a_bot_page_shows_its_strength_its_place_and_its_own_line(tmp_path: Path) -> None:
+    """Issue 41: the bot page said ``points/game (the ranking key)`` but the key is strength,
+    which it did not show; and a student's own line (who the results tell apart from them)."""
+    import dataclasses
+
+    store = ResultsStore.open(tmp_path / "r.sqlite", league="night", fingerprint="f", config_text="", resume=False)
+    names = ["ann", "bob", "cy"]
+    for deal in range(12):
+        for rotation in range(3):
+            seats = names[rotation:] + names[:rotation]
+            places = [1 + names.index(bot) for bot in seats]  # ann beats bob beats cy, every deal
+            record = game_record(f"d{deal}-r{rotation}", seats, places, fixture=deal * 3 + rotation, league="night")
+            store.save_game(dataclasses.replace(record, seed=deal))
+    with store:
+        pages = Pages(SiteData(store, bots=[*names, "dee"]), live=False)
+        snapshot = pages.data.snapshot()
+        row = snapshot.standings.row("bob")
+        page = visible_text(pages.bot("bob"))
+        assert "strength (the ranking key)" in page and f"{row.strength.estimate:.2f}" in page  # type: ignore[union-attr]
+        assert "points/game (the ranking key)" not in page
+        line = snapshot.standings.own_line("bob")
+        assert line is not None and line.text() in page and "above cy" in page and "below ann" in page
+        assert "places possible" in page and "no letter in common" in page
+        assert "no games yet" in visible_text(pages.bot("dee"))

@@ -72,12 +72,27 @@ def test_thirty_bots_fit_a_1280x720_screen_with_the_ranking_key_standing_out(bro
     assert int(key_style[0]) >= 700 and int(points_style[0]) < 700, "the ranking key is bold, the points are not"
     assert key_style[1:] != points_style[1:], "and it has a colour of its own"
     assert page.locator("table.standings thead th.key").inner_text() == "strength"
+    groups = page.locator("table.standings tbody tr td.group")
+    assert groups.first.is_visible() and groups.first.inner_text().startswith("a"), "the class's groups show on the projector"
+    note = page.locator("[data-testid=groups-note]")
+    assert note.is_visible() and "no letter in common" in note.inner_text()
+    box = note.bounding_box()
+    assert box is not None and box["y"] + box["height"] <= SCREEN["height"], "the groups' line is on the screen"
     page.screenshot(path=tmp_path / "projector.png")
 
     page.goto(site + "h2h.html?tv=1")
     assert page.locator("table.h2h tbody tr").count() == 30
     assert page.evaluate("document.documentElement.scrollWidth") <= SCREEN["width"], "the head-to-head fits the width"
     page.screenshot(path=tmp_path / "projector-h2h.png")
+    page.close()
+
+
+def test_the_site_root_opens_the_projector_view(browser: Any, site: str) -> None:
+    """Issue 41: ``/?tv=1`` gave the normal view (the redirect to index.html dropped the query)."""
+    page = browser.new_page(viewport=SCREEN)
+    page.goto(site + "?tv=1")
+    assert page.url.endswith("index.html?tv=1")
+    assert page.evaluate("document.documentElement.classList.contains('tv')")
     page.close()
 
 

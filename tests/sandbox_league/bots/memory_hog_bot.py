@@ -1,5 +1,5 @@
 """Row 5: on its 3rd decision it allocates 10 GiB, 64 MiB at a time, touching every page.
-The kernel kills it at the memory limit; where it gets MemoryError instead (RLIMIT_AS) it
+The kernel kills it at the memory limit; where it gets MemoryError instead (RLIMIT_DATA) it
 prints the traceback and exits 1, as a bot whose main loop died would."""
 
 import os
