@@ -8,12 +8,14 @@ Knockout Whist with the default rules; OpenSpiel's random rollout picks uniforml
 ``state.legal_actions()`` at every node (its chance nodes, the deal, are uniform, so this
 is its cheapest faithful rollout) and counts only player decisions (bids and plays).
 
-Beside it, the bot kit's look-ahead (``referee.botkit.search``) on one core, as the sample
-search bot spends it: from the decisions of 4-player heuristic games that have a choice,
-one deal drawn (``determinize``) and, for every legal action, a fresh game made from it
-(``Deal.state``), the action applied and the round (or the whole game) played out with the
-heuristic for every seat (``playout``) and scored (``points``). A playout is one action on
-one deal, everything it takes included.
+Beside it, the bot kit's look-ahead (``referee.botkit.search``) as the sample search bot
+spends it: from the decisions of 4-player heuristic games that have a choice, one deal
+drawn (``determinize``) and, for every legal action, a fresh game made from it
+(``Deal.state``), the action applied and played on with the heuristic for every seat
+(``playout``) to the end of the next round, as the search bot does, or of the game, and
+scored (``points``). A playout is one action on one deal, everything it takes included.
+Its rate is per CPU second of the process (one core), so other load on a shared machine
+slows it less than the wall-clock figures above.
 """
 
 from __future__ import annotations
@@ -67,26 +69,29 @@ def decision_views(games: int) -> list[object]:
     return views
 
 
-def kit(views: list[object], deals: int, round_only: bool, seed: int) -> tuple[float, float]:
-    """(playouts/s, decisions/s inside the playouts) of ``deals`` deals at each view."""
+def kit(views: list[object], deals: int, to_end: bool, seed: int) -> float:
+    """Playouts per CPU second (one core: the process's own CPU time, so other load on the
+    machine does not count) of ``deals`` deals at each view: to the end of the next round
+    (the search bot's), or with ``to_end`` of the game."""
     from referee.botkit.search import determinize, heuristic, playout, points
 
     rng = random.Random(seed)
-    playouts = decisions = 0
-    began = time.perf_counter()
+    playouts = 0
+    began = time.process_time()
     for view in views:
         for _ in range(deals):
             deal = determinize(view, rng)  # type: ignore[arg-type]
             for action in view.legal:  # type: ignore[attr-defined]
                 state = deal.state()
                 state.apply(view.seat, action)  # type: ignore[attr-defined]
-                before = len(state.events)
-                playout(state, heuristic, round_only=round_only)
+                if to_end:
+                    playout(state, heuristic)
+                else:
+                    playout(state, heuristic, round_only=True)  # this round
+                    playout(state, heuristic, round_only=True)  # and the next
                 points(state, view.seat)  # type: ignore[attr-defined]
                 playouts += 1
-                decisions += len(state.events) - before  # about one event per decision
-    elapsed = time.perf_counter() - began
-    return playouts / elapsed, decisions / elapsed
+    return playouts / (time.process_time() - began)
 
 
 def openspiel(game: object, games: int, seed: int) -> tuple[float, int]:
@@ -122,7 +127,7 @@ def main() -> None:
     round_rate: list[float] = []
     game_rate: list[float] = []
     ours(10, 10**6)
-    kit(views[:5], 1, True, 0)
+    kit(views[:5], 1, False, 0)
     if spiel_game is not None:
         openspiel(spiel_game, 10, 10**6)
     for rep in range(args.reps):
@@ -133,15 +138,15 @@ def main() -> None:
             rate, decisions = openspiel(spiel_game, spiel_games, rep)
             spiel_rate.append(rate)
             spiel_per_game.append(decisions / spiel_games)
-        round_rate.append(kit(views, kit_deals, True, rep)[0])
-        game_rate.append(kit(views, kit_deals, False, rep)[0])
+        round_rate.append(kit(views, kit_deals, False, rep))
+        game_rate.append(kit(views, kit_deals, True, rep))
     figures = [
         Figure("ours_rate", "engine + random policy (view, legal, apply)", "decisions/s", ours_rate),
         Figure("ours_us", "engine, per decision", "µs", [1e6 / r for r in ours_rate]),
         Figure("ours_per_game", "engine, decisions per game", "", ours_per_game),
-        Figure("kit_round", f"bot kit look-ahead: playouts to the round's end, heuristic for all ({len(views)} decisions)", "playouts/s", round_rate),
-        Figure("kit_game", "bot kit look-ahead: playouts to the game's end, heuristic for all", "playouts/s", game_rate),
-        Figure("kit_round_move", "round playouts in the search bot's 400 ms (move_ms = 1000)", "playouts", [0.4 * r for r in round_rate]),
+        Figure("kit_round", f"bot kit look-ahead, one core: playouts to the next round's end, heuristic for all ({len(views)} decisions)", "playouts/CPU s", round_rate),
+        Figure("kit_game", "bot kit look-ahead, one core: playouts to the game's end", "playouts/CPU s", game_rate),
+        Figure("kit_move", "search bot's playouts in its 500 ms of a 1000 ms move (one core)", "playouts", [0.5 * r for r in round_rate]),
     ]
     if spiel_game is not None:
         figures += [
