@@ -20,7 +20,7 @@ decoder, grpc and the generated code, and errors; nothing of the league or the s
 import-linter contract).
 """
 
-from referee.botkit.bot import Bot, GameSummary
+from referee.botkit.bot import Bot, GameSummary, TimeLeft
 from referee.botkit.helpers import can_pass, legal_cards, legal_suits, trick_winner, unseen_cards
 from referee.botkit.server import listen_address, serve, start
 from referee.game.cards import Card, Rank, Suit
@@ -36,6 +36,7 @@ __all__ = [
     "SeatStatus",
     "SeatView",
     "Suit",
+    "TimeLeft",
     "Trick",
     "can_pass",
     "legal_cards",

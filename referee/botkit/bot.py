@@ -14,6 +14,28 @@ from referee.game.views import Event, SeatView
 
 
 @dataclass(frozen=True)
+class TimeLeft:
+    """This decision's time, as the request tells it (docs/protocol.md, "Time and faults"):
+    ``time_left_ms`` the limit for this decision (0: no limit), ``bank_left_ms`` the game's
+    time bank left (0: none), and ``received_s`` when the kit received the request, on the
+    bot's ``time.monotonic()`` clock (the referee's clock started a little earlier)."""
+
+    time_left_ms: int
+    bank_left_ms: int
+    received_s: float
+
+    def deadline_s(self, share: float, no_limit_ms: int) -> float:
+        """The ``time.monotonic()`` time by which to answer, spending ``share`` (0-1) of
+        ``time_left_ms`` and keeping the rest as a margin for the machine and the wire;
+        ``no_limit_ms`` when there is no limit (``time_left_ms = 0``). Raises ValueError
+        for a share outside 0-1."""
+        if not 0 <= share <= 1:
+            raise ValueError(f"share = {share}: expected 0-1 of time_left_ms")
+        spend_ms = share * self.time_left_ms if self.time_left_ms else no_limit_ms
+        return self.received_s + spend_ms / 1000
+
+
+@dataclass(frozen=True)
 class GameSummary:
     """The public result of a game: ``placements[seat]`` is 1 for the winner, seats
     knocked out in the same round share a place (rules.md R21); ``seat`` is this bot's.
@@ -59,6 +81,11 @@ class Bot:
         """Called before :meth:`play` / :meth:`choose_trump` with the referee-measured time
         of this seat's previous decision in this game, in ms (None on its first). Default:
         ignore."""
+
+    def observe_time_left(self, view: SeatView, time_left: TimeLeft) -> None:
+        """Called before :meth:`play` / :meth:`choose_trump` with the time this decision may
+        take (:class:`TimeLeft`: ``time_left.deadline_s(share, no_limit_ms)`` is when to answer
+        by). Default: ignore."""
 
     def game_over(self, summary: GameSummary) -> None:
         """Called once a game ends. Default: ignore."""

@@ -48,10 +48,11 @@ def trick_winner(trick: Trick | None, trump: Suit | None) -> tuple[int, Card] | 
 def unseen_cards(view: SeatView) -> set[Card]:
     """Cards that are not in this hand, not played this round and not the turn-up: other
     players may hold them, or they were not dealt."""
-    seen = set(view.hand)
-    if view.turn_up is not None:
-        seen.add(view.turn_up)
-    tricks = list(view.completed_tricks) + ([view.current_trick] if view.current_trick is not None else [])
-    for trick in tricks:
-        seen.update(play.card for play in trick.plays if play.card is not None)
-    return set(CARDS) - seen
+    unseen = set(CARDS)
+    unseen.difference_update(view.hand)
+    unseen.discard(view.turn_up)  # None (no turn-up) is never in the set
+    for trick in view.completed_tricks:
+        unseen.difference_update([play.card for play in trick.plays])
+    if view.current_trick is not None:
+        unseen.difference_update([play.card for play in view.current_trick.plays])
+    return unseen

@@ -16,6 +16,7 @@ import os
 import signal
 import sys
 import threading
+import time
 import traceback
 from collections.abc import Callable, Iterator, Sequence
 from functools import partial
@@ -81,12 +82,12 @@ class _Servicer(pb_grpc.KnockoutWhistBotServicer):
         )
 
     def Decide(self, request: pb.DecisionRequest, context: grpc.ServicerContext) -> pb.Action:  # noqa: N802
-        return self._guarded(context, partial(decide, self._bot, request))
+        return self._guarded(context, partial(decide, self._bot, request, time.monotonic()))
 
     def Play(self, requests: Iterator[pb.DecisionRequest], context: grpc.ServicerContext) -> Iterator[pb.Answer]:  # noqa: N802
         """One seat's decisions of one game, answered in turn, each echoing its number."""
         for request in requests:
-            action = self._guarded(context, partial(decide, self._bot, request))
+            action = self._guarded(context, partial(decide, self._bot, request, time.monotonic()))
             yield pb.Answer(decision_number=request.decision_number, action=action)
 
     def GameOver(self, request: pb.GameSummary, context: grpc.ServicerContext) -> pb.Ack:  # noqa: N802

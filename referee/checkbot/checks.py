@@ -39,7 +39,7 @@ import referee
 from referee.checkbot.describe import describe_request, fault_in_words, legal_answers, plain_words
 from referee.checkbot.situations import Coverage, Situation, build_situations, finish
 from referee.game.faults import FaultPolicy
-from referee.game.records import FaultRecord
+from referee.game.records import FaultRecord, GameRecord
 from referee.game.rules import Rules
 from referee.game.timecontrol import TimeControl
 from referee.game.views import format_action, why_illegal
@@ -94,6 +94,7 @@ class CheckSettings:
 
 Report = Callable[[CheckResult], None]
 Progress = Callable[[str], None]
+GameDone = Callable[[GameRecord], None]
 
 
 async def check_bot(
@@ -103,12 +104,14 @@ async def check_bot(
     *,
     on_result: Report | None = None,
     on_progress: Progress | None = None,
+    on_game: GameDone | None = None,
 ) -> list[CheckResult]:
     """Run every check on ``bot`` (a command or an address); ``opponents`` are the sample
     bots it meets in the games check (at least one; tables of ``1 + len(opponents)``).
 
     ``on_result`` is called with each result as soon as it is known, ``on_progress``
-    with a short note while the games are played. Never raises for the bot's
+    with a short note while the games are played, ``on_game`` with the record of each
+    game against the sample bots (for :mod:`referee.checkbot.strength`). Never raises for the bot's
     misbehaviour; raises SandboxError when the sandbox mode cannot run here."""
     results: list[CheckResult] = []
 
@@ -135,7 +138,7 @@ async def check_bot(
         else:
             report(await _check_game_over(lease, situations[-1], time))
             pool.release(lease, crashed=lease.exit_detail() is not None)
-        report(await _check_games(pool, bot, opponents, settings, time, on_progress))
+        report(await _check_games(pool, bot, opponents, settings, time, on_progress, on_game))
     report(check_refused_calls(bot, settings.sandbox))
     return results
 
@@ -360,7 +363,8 @@ def _seed(seed: int, number: int) -> int:
 
 
 async def _check_games(
-    pool: BotPool, bot: BotEntry, opponents: Sequence[BotEntry], settings: CheckSettings, time: TimeControl, on_progress: Progress | None
+    pool: BotPool, bot: BotEntry, opponents: Sequence[BotEntry], settings: CheckSettings, time: TimeControl,
+    on_progress: Progress | None, on_game: GameDone | None = None,
 ) -> CheckResult:
     title = f"plays {settings.games} games against the sample bots without a fault"
     spec = LeagueSpec(
@@ -379,6 +383,8 @@ async def _check_games(
             seed=_seed(settings.seed, number // len(names)), first_dealer=0, game_id=f"check-bot-{number + 1}",
         )  # fmt: skip
         record = await play_fixture(spec, pool, fixture)
+        if on_game is not None:
+            on_game(record)
         seat = seats.index(bot.name)
         wins += record.winner == seat
         faults = [fault for fault in record.faults if fault.bot == bot.name]

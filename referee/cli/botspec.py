@@ -21,6 +21,7 @@ SAMPLE_DIR = REPO / "sample_bots"
 SAMPLE_BOTS: dict[str, tuple[str, ...]] = {
     "random": ("python", "python/random_bot.py"),
     "heuristic": ("python", "python/heuristic_bot.py"),
+    "search": ("python", "python/search_bot.py"),
     "node": ("node", "node/bot.js"),
     "cpp": ("cpp/build/kwhist_cpp_bot",),
     "go": ("go/build/kwhist_go_bot",),

@@ -12,10 +12,12 @@ from rich.console import Console
 from rich.markup import escape
 
 from referee.checkbot.checks import CheckResult, CheckSettings, check_bot
+from referee.checkbot.strength import strength_line
 from referee.cli.botspec import SAMPLE_BOTS, parse_bot
 from referee.cli.setup import run_trio, shutdown_guard
 from referee.config import rules_from_options
 from referee.errors import ConfigError
+from referee.game.records import GameRecord
 from referee.game.timecontrol import TimeControl
 from referee.league.pool import BotEntry
 from referee.report.console import make_console
@@ -97,14 +99,18 @@ def run(args: argparse.Namespace) -> int:
     )
     target = bot.address or shlex.join(bot.command)
     console.print(f"[bold]check-bot[/] {escape(bot.name)}: {escape(target)}")
+    games: list[GameRecord] = []
     with shutdown_guard(console), console.status("checking...") as status:
         results = run_trio(
             lambda: check_bot(
                 bot, opponents, settings,
                 on_result=lambda result: print_result(console, result),
                 on_progress=lambda note: status.update(f"playing against the sample bots: {note}"),
+                on_game=games.append,
             )
         )  # fmt: skip
+    if games:
+        console.print(f"[bold]strength[/] {escape(strength_line(games, bot.name))}", soft_wrap=True)
     failed = [result for result in results if not result.passed]
     if failed:
         console.print(f"[bold red]{len(failed)} of {len(results)} checks did not pass.[/] Bot logs: {escape(str(args.logs))}")

@@ -126,6 +126,27 @@ class _RoundSnapshot(NamedTuple):
 
 
 @dataclass(frozen=True)
+class RoundStart:
+    """A game taken up at the start of round ``round_number`` (rules.md R3-R9): each
+    seat's ``status`` for the round, its ``dealer`` (a seat not out, R5), who names trump
+    (``trump_chooser``: None in round 1, where the turn-up does, R7; a seat not out in
+    rounds 2+, R8), whether the dog's life was given already (``dog_life_used``, R17c),
+    and, per seat, the round it was knocked out in (``knocked_out_round``; None while in,
+    0 for "before this round, when is not known"; default: 0 for each seat out).
+
+    What a bot's look-ahead starts from (``referee.botkit.search``): the facts of its view,
+    with the deal it made up as the round's deck.
+    """
+
+    round_number: int
+    dealer: int
+    status: tuple[SeatStatus, ...]
+    trump_chooser: int | None
+    dog_life_used: bool
+    knocked_out_round: tuple[int | None, ...] | None = None
+
+
+@dataclass(frozen=True)
 class Outcome:
     """Final result (rules.md R21, docs/design.md §7).
 
@@ -147,9 +168,18 @@ class Game:
 
     ``seed`` drives every random choice; ``first_dealer`` (None: drawn from the seed,
     R4) and ``decks`` (round number -> 52 cards in deal order, R6 positions) fix parts
-    of the game. Raises ConfigError for a bad seat count or rule set
-    (``Rules.check_players``), a bad first dealer or a deck that is not a permutation
-    of the 52 cards.
+    of the game. ``start`` takes the game up at the start of a later round
+    (:class:`RoundStart`; its dealer is then the first dealer). Raises ConfigError for a
+    bad seat count or rule set (``Rules.check_players``), a bad first dealer, a deck that
+    is not a permutation of the 52 cards, or a ``start`` that no game could reach (a
+    dealer or trump chooser out, fewer than two seats in).
+
+    >>> from referee.game.rules import Rules
+    >>> IN, OUT = SeatStatus.IN, SeatStatus.OUT
+    >>> start = RoundStart(round_number=3, dealer=2, status=(IN, OUT, IN), trump_chooser=0, dog_life_used=True)
+    >>> game = Game(3, Rules(), seed=5, start=start)  # round 3: 5 cards each, seat 0 names trump
+    >>> game.round_number, game.to_act, game.decision(), len(game.view(0).hand), game.view(1).hand
+    (3, 0, <DecisionKind.CHOOSE_TRUMP: 'choose_trump'>, 5, ())
 
     Public attributes: ``to_act`` (seat asked now, None when over), ``over``,
     ``events`` (the public log), ``outcome`` (set when over), ``first_dealer``;
@@ -175,6 +205,7 @@ class Game:
         game_id: str = "",
         first_dealer: int | None = None,
         decks: Mapping[int, Sequence[Card]] | None = None,
+        start: RoundStart | None = None,
     ) -> None:
         rules.check_players(num_seats)
         self.num_seats = num_seats
@@ -182,7 +213,10 @@ class Game:
         self.seed = seed
         self.game_id = game_id
         self._decks = check_decks(decks)
-        if first_dealer is None:
+        if start is not None:
+            _check_start(start, num_seats)
+            first_dealer = start.dealer
+        elif first_dealer is None:
             first_dealer = draw_first_dealer(seed, num_seats)
         elif not 0 <= first_dealer < num_seats:
             raise ConfigError(f"first_dealer = {first_dealer}: expected a seat 0-{num_seats - 1}")
@@ -233,7 +267,15 @@ class Game:
         self._best = -1  # position of the card winning the trick so far; -1 before the first card
         self._best_seat = -1
         self._face_down: tuple[tuple[int, int], ...] = ()  # (seat, position) of this trick's face-down cards
-        self._start_round(first_dealer, None)
+        chooser = None
+        if start is not None:
+            self._round = start.round_number - 1
+            self._status = list(start.status)
+            self._status_now = tuple(self._status)
+            self._dog_life_used = start.dog_life_used
+            self._knocked_out_round = list(start.knocked_out_round or (0 if standing is _OUT else None for standing in start.status))
+            chooser = start.trump_chooser
+        self._start_round(first_dealer, chooser)
 
     # --- queries -------------------------------------------------------------------
 
@@ -673,6 +715,33 @@ def _to_record(snapshot: _RoundSnapshot) -> RoundRecord:
         dogs=snapshot.dogs,
         forfeited=snapshot.forfeited,
     )
+
+
+def _check_start(start: RoundStart, num_seats: int) -> None:
+    """Raise ConfigError unless a game of ``num_seats`` can be at ``start``:
+    a status per seat, two or more seats in, the dealer and the trump chooser in (R5, R9),
+    a chooser in rounds 2+ and none in round 1 (R7, R8), a round number from 1, and a
+    knocked-out round for each seat out (none for a seat in)."""
+    status = start.status
+    if len(status) != num_seats:
+        raise ConfigError(f"round start: {len(status)} seat statuses for {num_seats} seats")
+    if sum(standing is not _OUT for standing in status) < 2:
+        raise ConfigError("round start: fewer than two seats are still in: the game is over (rules.md R17d)")
+    if start.round_number < 1:
+        raise ConfigError(f"round start: round {start.round_number}: rounds are numbered from 1")
+    if not 0 <= start.dealer < num_seats or status[start.dealer] is _OUT:
+        raise ConfigError(f"round start: dealer {start.dealer} is not a seat still in (rules.md R5)")
+    chooser = start.trump_chooser
+    if start.round_number == 1:
+        if chooser is not None:
+            raise ConfigError("round start: round 1's trump is the turn-up's suit: no trump chooser (rules.md R7)")
+    elif chooser is None or not 0 <= chooser < num_seats or status[chooser] is _OUT:
+        raise ConfigError(f"round start: round {start.round_number} needs a trump chooser still in, not {chooser} (rules.md R8)")
+    out_round = start.knocked_out_round
+    if out_round is not None and (
+        len(out_round) != num_seats or any((when is None) != (standing is not _OUT) for when, standing in zip(out_round, status))
+    ):
+        raise ConfigError("round start: knocked_out_round needs a round for each seat out and None for each seat in")
 
 
 def _hide_face_down(trick: Trick, seat: int) -> Trick:

@@ -25,7 +25,7 @@ pytestmark = pytest.mark.crosslang
 
 EXAMPLE_FILES = [
     "docs/examples/first_bot.py", "docs/examples/first_bot.js", "docs/examples/first_strategy.cpp", "docs/examples/first_bot.go",
-    "docs/examples/view_bot.py",
+    "docs/examples/view_bot.py", "sample_bots/python/search_bot.py",
 ]  # fmt: skip
 
 
