@@ -15,10 +15,10 @@ OUT = sys.argv[1]
 _original = server.decide
 
 
-def _recording(bot, request):  # type: ignore[no-untyped-def]
+def _recording(bot, request, *when):  # type: ignore[no-untyped-def]
     with open(OUT, "a", encoding="utf-8") as out:
         out.write(codec.request_json(request) + "\n")
-    return _original(bot, request)
+    return _original(bot, request, *when)
 
 
 server.decide = _recording  # the kit's server looks it up at each request
