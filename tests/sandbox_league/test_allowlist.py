@@ -110,7 +110,7 @@ def test_check_bot_passes_each_sample_with_no_call_refused(language: str, short_
         timeout=600,
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "all 16 checks passed" in done.stdout, done.stdout
+    assert re.search(r"^all \d+ checks passed", done.stdout, re.M), done.stdout
     expected = "none refused" if notified() else "not told"
     assert f"makes only the system calls the sandbox allows — {expected}" in done.stdout, done.stdout
 
@@ -142,4 +142,4 @@ def test_a_refused_call_is_named_once_in_the_bots_log_and_by_check_bot(short_tmp
             assert REFUSED_LINE.findall(text).count("ptrace") == 1, text
     row = next(line for line in done.stdout.splitlines() if "makes only the system calls the sandbox allows" in line)
     assert row.startswith("FAIL") and "refused: io_uring_setup, ptrace (not allowed for bots; docs/sandbox.md)" in row, row
-    assert "all 16 checks passed" not in done.stdout
+    assert not re.search(r"^all \d+ checks passed", done.stdout, re.M)
