@@ -6,8 +6,6 @@ from __future__ import annotations
 import importlib.util
 import random
 import time
-from collections.abc import Iterator
-from pathlib import Path
 from types import ModuleType
 
 import pytest
@@ -21,16 +19,8 @@ from referee.game.rules import Rules
 from referee.game.views import Action, ChooseTrump, DecisionKind, Pass, Play
 from referee.transport.client import BotClient, DecisionAsk
 from referee.transport.codec import view_to_request
+from tests.transport.conftest import bots  # noqa: F401 (the fixture: bot processes killed afterwards)
 from tests.transport.helpers import HELLO_TIMEOUT_S, SAMPLES, BotLauncher
-
-
-@pytest.fixture
-def bots(short_tmp: Path) -> Iterator[BotLauncher]:
-    launcher = BotLauncher(short_tmp)
-    try:
-        yield launcher
-    finally:
-        launcher.close()
 
 
 def load_search_bot() -> ModuleType:
